@@ -1,0 +1,476 @@
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: Copyright contributors to the vLLM project
+"""Benchmark q=1 paged decode attention on non-power-of-two KV pages.
+
+Side by side, in one process on one GPU:
+  * ``page_contiguous``: vllm.v1.attention.ops.decode_page_contiguous on
+    ROCM_ATTN's layout (x-packed K [blocks, kv_heads, hs/x, page, x],
+    V [blocks, kv_heads, hs, page]);
+  * ``page_contiguous_triton_layout``: the same op on TRITON_ATTN's layout;
+  * ``unified_attention``: upstream triton_unified_attention on TRITON_ATTN's
+    layout ([blocks, page, kv_heads, 2*hs] viewed as K and V), with the
+    split-K scratch TRITON_ATTN's metadata builder allocates;
+  * ``rocm_paged_decode``: ROCM_ATTN's current decode path,
+    chunked_prefill_paged_decode, on the x-packed layout.
+
+Each point is timed by CUDA-graph replay (one op call per graph, L2 flushed by
+a 512 MiB write before every replay, outside the timed events; median of
+--reps replays). Bandwidth counts K+V actually read (seq_len tokens per
+sequence) plus q and out. Ceilings measured in the same run: a 4 GiB
+device-to-device copy (bytes read + written) and read-only reductions of
+4 GiB (torch.sum over bf16 and a Triton read-and-reduce kernel).
+
+vLLM is imported from --vllm-root (a source tree or an unpacked Python-only
+bundle). A bundle without compiled extensions needs an empty stand-in module
+``vllm/_C_stable_libtorch.py``: vllm/platforms/cuda.py imports it
+unconditionally, and none of the Triton ops used here call it.
+"""
+
+import argparse
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+
+def parse_args() -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--vllm-root", default=None, help="path that holds vllm/")
+    p.add_argument("--out-dir", default=".", help="where JSON and PNG go")
+    p.add_argument("--pages", default="784,832,1056,1024")
+    p.add_argument("--seq-lens", default="8192,16384,32768")
+    p.add_argument("--batches", default="1,4,16,64")
+    p.add_argument("--num-q-heads", type=int, default=24)
+    p.add_argument("--num-kv-heads", type=int, default=4)
+    p.add_argument("--head-size", type=int, default=256)
+    p.add_argument("--reps", type=int, default=60)
+    p.add_argument("--sweep", action="store_true", help="tune the op first")
+    p.add_argument(
+        "--time-budget", type=float, default=1e9, help="seconds; stop adding points"
+    )
+    p.add_argument("--tag", default="decode_page_contiguous")
+    return p.parse_args()
+
+
+ARGS = parse_args()
+if ARGS.vllm_root:
+    sys.path.insert(0, os.path.abspath(ARGS.vllm_root))
+
+import torch  # noqa: E402
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+
+T0 = time.time()
+DEV = torch.device("cuda")
+DTYPE = torch.bfloat16
+
+
+def log(msg: str) -> None:
+    print(f"[{time.time() - T0:7.1f}s] {msg}", flush=True)
+
+
+# --------------------------------------------------------------------- timing
+_FLUSH = None
+
+
+def time_graph(fn, reps: int) -> float:
+    """Median microseconds of one CUDA-graph replay of fn, cold L2."""
+    global _FLUSH
+    if _FLUSH is None:
+        _FLUSH = torch.empty(512 << 20, dtype=torch.uint8, device=DEV)
+    fn()
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        fn()
+    for _ in range(3):
+        graph.replay()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    for i in range(reps):
+        _FLUSH.fill_(i & 0xFF)
+        starts[i].record()
+        graph.replay()
+        ends[i].record()
+    torch.cuda.synchronize()
+    del graph
+    return statistics.median(s.elapsed_time(e) * 1e3 for s, e in zip(starts, ends))
+
+
+@triton.jit
+def _read_reduce_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr, ITERS: tl.constexpr):
+    pid = tl.program_id(0)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    base = pid.to(tl.int64) * BLOCK * ITERS
+    for i in range(ITERS):
+        offs = base + i * BLOCK + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + offs, mask=offs < n, other=0.0).to(tl.float32)
+    tl.store(out_ptr + pid, tl.sum(acc, axis=0))
+
+
+def measure_ceilings() -> dict:
+    n = 2 << 30  # 4 GiB of bf16
+    x = torch.randn(n, dtype=DTYPE, device=DEV)
+    y = torch.empty_like(x)
+    nbytes = x.numel() * x.element_size()
+    res = {}
+    t = time_graph(lambda: y.copy_(x), 20)
+    res["copy_GBps"] = 2 * nbytes / t / 1e3
+    s = torch.empty((), dtype=DTYPE, device=DEV)
+    t = time_graph(lambda: torch.sum(x, out=s), 20)
+    res["read_torch_sum_GBps"] = nbytes / t / 1e3
+    block, iters = 4096, 16
+    grid = triton.cdiv(n, block * iters)
+    part = torch.empty(grid, dtype=torch.float32, device=DEV)
+    t = time_graph(
+        lambda: _read_reduce_kernel[(grid,)](x, part, n, BLOCK=block, ITERS=iters), 20
+    )
+    res["read_triton_GBps"] = nbytes / t / 1e3
+    res["read_GBps"] = max(res["read_torch_sum_GBps"], res["read_triton_GBps"])
+    a = torch.randn(8192, 8192, dtype=DTYPE, device=DEV)
+    b = torch.randn(8192, 8192, dtype=DTYPE, device=DEV)
+    t = time_graph(lambda: torch.matmul(a, b), 10)
+    res["bf16_matmul_TFLOPs"] = 2 * 8192**3 / t / 1e6
+    return res
+
+
+def environment() -> dict:
+    env = {
+        "gpu": torch.cuda.get_device_name(),
+        "sm_count": torch.cuda.get_device_properties(0).multi_processor_count,
+        "torch": torch.__version__,
+        "triton": triton.__version__,
+        "cuda": torch.version.cuda,
+        "python": platform.python_version(),
+    }
+    try:
+        env["driver"] = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+        ).stdout.strip()
+    except Exception as e:  # noqa: BLE001
+        env["driver"] = f"unknown ({e})"
+    return env
+
+
+# ---------------------------------------------------------------------- vLLM
+def import_ops():
+    from vllm.v1.attention.ops import decode_page_contiguous as dpc
+    from vllm.v1.attention.ops.triton_unified_attention import unified_attention
+
+    try:
+        import vllm.platforms.rocm  # noqa: F401
+    except Exception as e:  # noqa: BLE001
+        # chunked_prefill_paged_decode imports use_rocm_custom_paged_attention
+        # lazily. It answers False on ROCm for head size 256 (the native HIP
+        # kernel covers 64/128 only) and pages that are not 16/32, so a
+        # stand-in that answers False selects the same (Triton) kernel.
+        import types
+
+        log(f"vllm.platforms.rocm not importable here ({e!r}); using a stand-in")
+        stub = types.ModuleType("vllm.platforms.rocm")
+        stub.use_rocm_custom_paged_attention = lambda *a, **k: False
+        sys.modules["vllm.platforms.rocm"] = stub
+    from vllm.v1.attention.ops.chunked_prefill_paged_decode import (
+        chunked_prefill_paged_decode,
+    )
+
+    return dpc, unified_attention, chunked_prefill_paged_decode
+
+
+DPC, UNIFIED, ROCM_DECODE = import_ops()
+
+
+class Case:
+    """Random bf16 K/V for `batch` sequences of `seq_len` tokens, stored in
+    both layouts with one shuffled block table."""
+
+    def __init__(self, page: int, batch: int, seq_len: int):
+        hq, hk, hs = ARGS.num_q_heads, ARGS.num_kv_heads, ARGS.head_size
+        self.page, self.batch, self.seq_len = page, batch, seq_len
+        pages = math.ceil(seq_len / page)
+        nblocks = batch * pages + 1
+        gen = torch.Generator(device=DEV).manual_seed(batch * 100003 + seq_len + page)
+        # TRITON_ATTN layout: K|V interleaved per token and head.
+        self.kv = torch.randn(
+            (nblocks, page, hk, 2 * hs), dtype=DTYPE, device=DEV, generator=gen
+        )
+        self.k_t, self.v_t = self.kv.split(hs, dim=-1)
+        x = 16 // self.kv.element_size()
+        self.k_x = (
+            self.k_t.reshape(nblocks, page, hk, hs // x, x)
+            .permute(0, 2, 3, 1, 4)
+            .contiguous()
+        )
+        self.v_x = self.v_t.permute(0, 2, 3, 1).contiguous()
+        perm = torch.randperm(nblocks, device=DEV, generator=gen).to(torch.int32)
+        self.block_table = perm[: batch * pages].view(batch, pages).contiguous()
+        self.seq_lens = torch.full((batch,), seq_len, dtype=torch.int32, device=DEV)
+        self.cu_q = torch.arange(batch + 1, dtype=torch.int32, device=DEV)
+        self.q = torch.randn((batch, hq, hs), dtype=DTYPE, device=DEV, generator=gen)
+        self.scale = hs**-0.5
+        self.bytes = batch * seq_len * hk * hs * 2 * 2 + 2 * self.q.numel() * 2
+        # TRITON_ATTN builder: seq_threshold_3D = 128 // kv_heads (32 here,
+        # also the closest default CUDA-graph capture size), 16 segments.
+        self.threshold_3d = 128 // hk
+        rows = min(self.threshold_3d, 1024)
+        self.segm_out = torch.empty(
+            (rows, hq, 16, triton.next_power_of_2(hs)), dtype=torch.float32, device=DEV
+        )
+        self.segm_max = torch.empty((rows, hq, 16), dtype=torch.float32, device=DEV)
+        self.segm_sum = torch.empty_like(self.segm_max)
+        self.k_scale = torch.ones((), dtype=torch.float32, device=DEV)
+        self.v_scale = torch.ones((), dtype=torch.float32, device=DEV)
+        self.workspace = torch.empty(16 << 20, dtype=torch.float32, device=DEV)
+
+    def out(self) -> torch.Tensor:
+        return torch.full_like(self.q, float("nan"))
+
+    def ours(self, out):
+        return lambda: DPC.decode_page_contiguous(
+            self.q, self.k_x, self.v_x, out, self.block_table, self.seq_lens,
+            self.scale, workspace=self.workspace,
+        )  # fmt: skip
+
+    def ours_triton_layout(self, out):
+        return lambda: DPC.decode_page_contiguous(
+            self.q, self.k_t, self.v_t, out, self.block_table, self.seq_lens,
+            self.scale, workspace=self.workspace,
+        )  # fmt: skip
+
+    def unified(self, out):
+        descale = self.k_scale.expand((self.batch, ARGS.num_kv_heads))
+        return lambda: UNIFIED(
+            q=self.q, k=self.k_t, v=self.v_t, out=out, cu_seqlens_q=self.cu_q,
+            max_seqlen_q=1, seqused_k=self.seq_lens, max_seqlen_k=self.seq_len,
+            softmax_scale=self.scale, causal=True, window_size=(-1, -1),
+            block_table=self.block_table, softcap=0, q_descale=None,
+            k_descale=descale, v_descale=descale,
+            seq_threshold_3D=self.threshold_3d, num_par_softmax_segments=16,
+            softmax_segm_output=self.segm_out, softmax_segm_max=self.segm_max,
+            softmax_segm_expsum=self.segm_sum,
+        )  # fmt: skip
+
+    def rocm(self, out):
+        return lambda: ROCM_DECODE(
+            query=self.q, key=None, value=None, output=out, kv_cache_dtype="auto",
+            key_cache=self.k_x, value_cache=self.v_x,
+            block_table=self.block_table, query_start_loc=self.cu_q,
+            seq_lens=self.seq_lens, max_seq_len=self.seq_len, max_query_len=1,
+            k_scale=self.k_scale, v_scale=self.v_scale, sliding_window=0,
+            sm_scale=self.scale,
+        )  # fmt: skip
+
+    def reference(self, rows: int) -> torch.Tensor:
+        """fp32 reference for the first `rows` sequences."""
+        hq, hk, hs = ARGS.num_q_heads, ARGS.num_kv_heads, ARGS.head_size
+        out = torch.empty((rows, hq, hs), dtype=torch.float32, device=DEV)
+        pages = math.ceil(self.seq_len / self.page)
+        for i in range(rows):
+            blocks = self.block_table[i, :pages].long()
+            kv = self.kv[blocks].flatten(0, 1)[: self.seq_len].float()
+            k = kv[..., :hs].repeat_interleave(hq // hk, dim=1)
+            v = kv[..., hs:].repeat_interleave(hq // hk, dim=1)
+            s = torch.einsum("hd,nhd->hn", self.q[i].float(), k) * self.scale
+            out[i] = torch.einsum("hn,nhd->hd", s.softmax(-1), v)
+        return out
+
+
+KERNELS = {
+    "page_contiguous": Case.ours,
+    "page_contiguous_triton_layout": Case.ours_triton_layout,
+    "unified_attention": Case.unified,
+    "rocm_paged_decode": Case.rocm,
+}
+
+
+def rel_l2(out: torch.Tensor, ref: torch.Tensor) -> float:
+    return ((out[: ref.shape[0]].float() - ref).norm() / ref.norm()).item()
+
+
+def set_config(cfg: dict) -> None:
+    launch = {k: cfg[k] for k in ("TILE_SIZE", "num_warps", "num_stages", "K_LOAD_3D")}
+    DPC._launch_config = lambda *a, **k: dict(launch)
+    DPC._TARGET_WAVES = cfg["waves"]
+
+
+def sweep() -> tuple[dict, list]:
+    points = [(832, 1, 32768), (832, 1, 8192), (832, 4, 16384), (832, 16, 32768)]
+    cases = [Case(*p) for p in points]
+    rows = []
+    best, best_score = None, float("inf")
+
+    def try_cfg(cfg: dict) -> None:
+        nonlocal best, best_score
+        set_config(cfg)
+        try:
+            times = [time_graph(c.ours(c.out()), 20) for c in cases]
+        except Exception as e:  # noqa: BLE001 (out of resources, ...)
+            rows.append({**cfg, "error": repr(e)[:200]})
+            log(f"sweep {cfg} failed: {repr(e)[:120]}")
+            torch.cuda.synchronize()
+            return
+        score = math.exp(sum(math.log(t) for t in times) / len(times))
+        rows.append({**cfg, "times_us": times, "geomean_us": score})
+        log(f"sweep {cfg} -> {[round(t, 1) for t in times]} geo {score:.1f}")
+        if score < best_score:
+            best, best_score = cfg, score
+
+    # Stage A: tile size and K load shape; B: warps and stages; C: waves.
+    for tile in (32, 64, 128):
+        for k3 in (True, False):
+            try_cfg(
+                {"TILE_SIZE": tile, "num_warps": 4, "num_stages": 2,
+                 "K_LOAD_3D": k3, "waves": 2}
+            )  # fmt: skip
+    stage_a = dict(best)
+    for warps in (4, 8):
+        for stages in (1, 2, 3, 4):
+            if (warps, stages) != (4, 2):
+                try_cfg({**stage_a, "num_warps": warps, "num_stages": stages})
+    stage_b = dict(best)
+    for waves in (1, 3, 4, 6):
+        try_cfg({**stage_b, "waves": waves})
+    return best, rows
+
+
+def main() -> None:
+    os.makedirs(ARGS.out_dir, exist_ok=True)
+    result = {
+        "command": " ".join([os.path.basename(sys.executable)] + sys.argv),
+        "environment": environment(),
+        "shape": {
+            "num_q_heads": ARGS.num_q_heads,
+            "num_kv_heads": ARGS.num_kv_heads,
+            "head_size": ARGS.head_size,
+            "dtype": "bfloat16",
+        },
+        "timing": "CUDA-graph replay, one call per graph, L2 flushed before each "
+        f"replay (untimed), median of {ARGS.reps}",
+    }
+    log(f"environment {result['environment']}")
+    result["ceilings"] = measure_ceilings()
+    torch.cuda.empty_cache()
+    log(f"ceilings {result['ceilings']}")
+    if ARGS.sweep:
+        best, rows = sweep()
+        torch.cuda.empty_cache()
+        result["sweep"] = rows
+        result["op_config"] = best
+        set_config(best)
+    else:
+        result["op_config"] = {"default": DPC._launch_config(256, DTYPE)}
+    log(f"op config {result['op_config']}")
+
+    read_bw = result["ceilings"]["read_GBps"]
+    copy_bw = result["ceilings"]["copy_GBps"]
+    points = []
+    pages = [int(v) for v in ARGS.pages.split(",")]
+    # Page 832 first: the targets are stated for it.
+    pages.sort(key=lambda p: p != 832)
+    for page in pages:
+        for batch in [int(v) for v in ARGS.batches.split(",")]:
+            for seq_len in [int(v) for v in ARGS.seq_lens.split(",")]:
+                if time.time() - T0 > ARGS.time_budget:
+                    log("time budget reached; skipping the remaining points")
+                    break
+                case = Case(page, batch, seq_len)
+                ref = case.reference(min(batch, 2))
+                point = {"page": page, "batch": batch, "seq_len": seq_len}
+                outs = {}
+                for name, make in KERNELS.items():
+                    out = case.out()
+                    t = time_graph(make(case, out), ARGS.reps)
+                    gbps = case.bytes / t / 1e3
+                    outs[name] = out
+                    point[name] = {
+                        "time_us": t,
+                        "GBps": gbps,
+                        "pct_copy": 100 * gbps / copy_bw,
+                        "pct_read": 100 * gbps / read_bw,
+                        "rel_l2_vs_fp32": rel_l2(out, ref),
+                        "nan": bool(out.isnan().any()),
+                    }
+                point["ours_vs_unified_rel_l2"] = rel_l2(
+                    outs["page_contiguous"], outs["unified_attention"].float()
+                )
+                points.append(point)
+                log(
+                    f"page {page} batch {batch:2d} len {seq_len:5d}: "
+                    + "  ".join(
+                        f"{n} {point[n]['time_us']:.1f}us {point[n]['pct_read']:.0f}%R"
+                        for n in KERNELS
+                    )
+                )
+                del case, outs
+                torch.cuda.empty_cache()
+    result["points"] = points
+    path = os.path.join(ARGS.out_dir, f"{ARGS.tag}.json")
+    with open(path, "w") as f:
+        json.dump(result, f, indent=1)
+    log(f"wrote {path}")
+    summary(result)
+    try:
+        plot(result, os.path.join(ARGS.out_dir, f"{ARGS.tag}.png"))
+    except Exception as e:  # noqa: BLE001
+        log(f"plot failed: {e!r}")
+
+
+def plot(result: dict, path: str) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log("matplotlib missing; no plot")
+        return
+    pages = sorted({p["page"] for p in result["points"]})
+    fig, axes = plt.subplots(2, len(pages), figsize=(5 * len(pages), 8), squeeze=False)
+    for col, page in enumerate(pages):
+        pts = [p for p in result["points"] if p["page"] == page]
+        labels = [f"b{p['batch']}\n{p['seq_len'] // 1024}K" for p in pts]
+        xs = range(len(pts))
+        for name in KERNELS:
+            axes[0][col].plot(xs, [p[name]["time_us"] for p in pts], "o-", label=name)
+            axes[1][col].plot(xs, [p[name]["pct_read"] for p in pts], "o-", label=name)
+        axes[0][col].set_yscale("log")
+        axes[0][col].set_title(f"page {page}: time (us, log)")
+        axes[1][col].set_title(f"page {page}: % of read-only bandwidth")
+        axes[1][col].axhline(100, color="gray", lw=0.5)
+        for row in (0, 1):
+            axes[row][col].set_xticks(list(xs))
+            axes[row][col].set_xticklabels(labels, fontsize=7)
+    axes[0][0].legend(fontsize=7)
+    env = result["environment"]
+    fig.suptitle(
+        f"q=1 decode, {result['shape']}, {env['gpu']}; read-only "
+        f"{result['ceilings']['read_GBps']:.0f} GB/s, copy "
+        f"{result['ceilings']['copy_GBps']:.0f} GB/s",
+        fontsize=9,
+    )
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    log(f"wrote {path}")
+
+
+def summary(result: dict) -> None:
+    print("\npage batch   len | " + " | ".join(f"{n[:22]:>22}" for n in KERNELS))
+    for p in result["points"]:
+        cells = [
+            f"{p[n]['time_us']:8.1f}us {p[n]['pct_read']:5.1f}%R {p[n]['rel_l2_vs_fp32']:.0e}"
+            for n in KERNELS
+        ]
+        print(
+            f"{p['page']:4d} {p['batch']:5d} {p['seq_len']:5d} | " + " | ".join(cells)
+        )
+
+
+if __name__ == "__main__":
+    main()

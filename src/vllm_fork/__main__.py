@@ -1,0 +1,5 @@
+import sys
+
+from vllm_fork.cli import main
+
+sys.exit(main())

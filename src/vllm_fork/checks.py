@@ -1,0 +1,205 @@
+"""`check`: static lint, applies on the pinned base, bisectable, vLLM's gate."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from vllm_fork import gitutil
+from vllm_fork.bases import Base
+from vllm_fork.errors import ForkError
+from vllm_fork.gitutil import git
+from vllm_fork.patchfile import lint_patch, parse_patch
+
+TEST_FILE_RE = re.compile(r"^tests/(.+/)?test_[^/]+\.py$")
+STALE_SERIES_HEADER = "# This series applies on GIT commit"
+# Types pre-commit would give the files our patches touch.
+TYPES = {".py": {"python"}, ".pyi": {"pyi", "python"}, ".rs": {"rust"}, ".proto": {"proto"}, ".png": {"png"}}
+
+
+# --- (a) static ----------------------------------------------------------------
+
+
+def static_problems(base: Base) -> list[str]:
+    """Every problem of the queue's files, without network or a tree."""
+    problems = []
+    if not base.series_path.is_file():
+        return [f"{base.name}: no series file"]
+    text = base.series_path.read_text()
+    if text.startswith(STALE_SERIES_HEADER):
+        problems.append(f"{base.name}/series: starts with '{STALE_SERIES_HEADER}', which git am reads as StGit")
+    if text and not text.endswith("\n"):
+        problems.append(f"{base.name}/series: does not end with a newline")
+    names = base.series()
+    seen = set()
+    for name in names:
+        if name in seen:
+            problems.append(f"{base.name}/series: {name} is listed twice")
+        seen.add(name)
+        path = base.folder / name
+        if not path.is_file():
+            problems.append(f"{base.name}/series: {name} does not exist")
+            continue
+        try:
+            patch = parse_patch(path)
+        except ForkError as exc:
+            problems.append(f"{base.name}/{exc.message}")
+            continue
+        problems += [f"{base.name}/{p}" for p in lint_patch(patch)]
+    for path in sorted(base.folder.glob("*.patch")):
+        if path.name not in seen:
+            problems.append(f"{base.name}/{path.name}: not listed in series (unused)")
+    return problems
+
+
+# --- (c) bisectable ------------------------------------------------------------
+
+
+def own_tests(files: list[str]) -> list[str]:
+    return [f for f in files if TEST_FILE_RE.match(f)]
+
+
+def touched_modules(files: list[str]) -> list[str]:
+    """vllm modules a patch touches, as import names."""
+    modules = []
+    for f in files:
+        if f.startswith("vllm/") and f.endswith(".py"):
+            name = f.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+            modules.append(name)
+    return modules
+
+
+def cpu_test_env() -> dict[str, str]:
+    """Triton on the CPU: the interpreter, and no GPU for vLLM to look for."""
+    env = dict(os.environ)
+    env.update(TRITON_INTERPRET="1", CUDA_VISIBLE_DEVICES="", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    return env
+
+
+@dataclass
+class StepResult:
+    commit: str
+    subject: str
+    ok: bool
+    detail: str
+
+
+def bisect(base: Base, tree: Path, python: Path, log, pytest_args: list[str] | None = None) -> list[StepResult]:
+    """After each patch: `import vllm` works and the patch's own tests pass."""
+    dirty = gitutil.is_dirty(tree)
+    if dirty:
+        raise ForkError(f"refusing to bisect: {tree} has uncommitted changes", dirty.rstrip())
+    commits = git(tree, "rev-list", "--reverse", f"{base.tag}..HEAD").stdout.split()
+    head = git(tree, "symbolic-ref", "-q", "--short", "HEAD", check=False).stdout.strip()
+    head = head or git(tree, "rev-parse", "HEAD").stdout.strip()
+    results = []
+    try:
+        for i, commit in enumerate(commits, start=1):
+            subject = git(tree, "log", "-1", "--format=%s", commit).stdout.strip()
+            log(f"[{i}/{len(commits)}] {subject}")
+            git(tree, "checkout", "-q", "--detach", commit)
+            files = git(tree, "diff-tree", "--no-commit-id", "--name-only", "-r", commit).stdout.split()
+            imports = ["vllm", *touched_modules(files)]
+            proc = subprocess.run(
+                [str(python), "-c", "import importlib, sys\nfor m in sys.argv[1:]: importlib.import_module(m)", *imports],
+                cwd=tree, env=cpu_test_env(), capture_output=True, text=True,
+            )
+            if proc.returncode != 0:
+                results.append(StepResult(commit, subject, False, "import vllm failed:\n" + proc.stderr[-3000:]))
+                continue
+            tests = own_tests(files)
+            if not tests:
+                results.append(StepResult(commit, subject, True, "imports; no tests of its own"))
+                continue
+            cmd = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests, *(pytest_args or [])]
+            log("  $ " + " ".join(cmd[1:]))
+            proc = subprocess.run(cmd, cwd=tree, env=cpu_test_env(), capture_output=True, text=True)
+            tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
+            log("  " + (tail.splitlines()[-1] if tail else ""))
+            results.append(StepResult(commit, subject, proc.returncode == 0, tail))
+    finally:
+        git(tree, "checkout", "-q", head)
+    return results
+
+
+# --- (d) vLLM's gate -------------------------------------------------------------
+
+
+def touched_files(base: Base, tree: Path) -> list[str]:
+    out = git(tree, "diff", "--name-only", "--diff-filter=d", f"{base.tag}..HEAD").stdout
+    return sorted(set(out.split()))
+
+
+def _hook_files(hook: dict, files: list[str]) -> list[str]:
+    include = re.compile(hook.get("files", ""))
+    exclude = re.compile(hook["exclude"]) if hook.get("exclude") else None
+    types = set(hook.get("types", []))
+    types_or = set(hook.get("types_or", []))
+    chosen = []
+    for f in files:
+        if not include.search(f) or (exclude and exclude.search(f)):
+            continue
+        ftypes = TYPES.get(Path(f).suffix, set())
+        if types and not types <= ftypes:
+            continue
+        if types_or and not types_or & ftypes:
+            continue
+        chosen.append(f)
+    return chosen
+
+
+def local_python_hooks(tree: Path, python: Path) -> list[dict]:
+    """The tree's own `python tools/pre_commit/*.py` hooks, read from its pre-commit config."""
+    script = (
+        "import json, yaml, sys\n"
+        "cfg = yaml.safe_load(open('.pre-commit-config.yaml'))\n"
+        "hooks = [h for r in cfg['repos'] if r['repo'] == 'local' for h in r['hooks']]\n"
+        "json.dump(hooks, sys.stdout)\n"
+    )
+    proc = subprocess.run([str(python), "-c", script], cwd=tree, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise ForkError("cannot read .pre-commit-config.yaml", proc.stderr[-2000:])
+    import json
+
+    hooks = []
+    for hook in json.loads(proc.stdout):
+        entry = shlex.split(hook.get("entry", ""))
+        if len(entry) >= 2 and entry[0] == "python" and entry[1].startswith("tools/pre_commit/"):
+            if hook.get("stages") and "pre-commit" not in hook["stages"] and "manual" not in hook["stages"]:
+                continue
+            hook["argv"] = [str(python), *entry[1:], *hook.get("args", [])]
+            hooks.append(hook)
+    return hooks
+
+
+def gate(base: Base, tree: Path, python: Path, log) -> list[str]:
+    """vLLM's pre-commit on the files the series touches; one finding per failed hook."""
+    files = touched_files(base, tree)
+    pyfiles = [f for f in files if f.endswith(".py")]
+    bindir = python.parent
+    env = dict(os.environ, PATH=f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}")
+    env.update(cpu_test_env())
+    runs: list[tuple[str, list[str]]] = []
+    if pyfiles:
+        runs.append(("ruff format", [str(bindir / "ruff"), "format", "--check", "--diff", *pyfiles]))
+        runs.append(("ruff check", [str(bindir / "ruff"), "check", "--output-format", "concise", *pyfiles]))
+    if files:
+        runs.append(("typos", [str(bindir / "typos"), "--force-exclude", *files]))
+    for hook in local_python_hooks(tree, python):
+        chosen = _hook_files(hook, files)
+        if not chosen and not hook.get("always_run"):
+            continue
+        argv = hook["argv"] + (chosen if hook.get("pass_filenames", True) else [])
+        runs.append((hook["id"], argv))
+    findings = []
+    for name, argv in runs:
+        log(f"  gate: {name}")
+        proc = subprocess.run(argv, cwd=tree, env=env, capture_output=True, text=True)
+        if proc.returncode != 0:
+            out = (proc.stdout + proc.stderr).strip()
+            findings.append(f"{name} failed:\n" + "\n".join("    " + l for l in out.splitlines()[-40:]))
+    return findings

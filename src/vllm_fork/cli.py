@@ -1,0 +1,216 @@
+"""Command line: vllm-fork <verb> [--base vX.Y.Z] ..."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from vllm_fork import checks, fork, gitutil, venv
+from vllm_fork.bases import Base, default_base, find_repo_root, known_bases, load_base
+from vllm_fork.errors import ForkError
+from vllm_fork.patchfile import parse_patch
+from vllm_fork.upstream import pr_body, upstream_mail
+
+ROCM_BUILD_NOTE = """\
+This is a Python-only build (VLLM_TARGET_DEVICE=empty). For a real ROCm build
+of the same tree (not possible here, no ROCm machine):
+    cd {tree} && VLLM_TARGET_DEVICE=rocm PYTORCH_ROCM_ARCH=<gfx942|gfx936|...> \\
+        pip install --no-build-isolation -e .   # after requirements/rocm.txt"""
+
+
+class Ctx:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.quiet = args.quiet
+        self.root = find_repo_root(Path(args.repo).resolve() if args.repo else Path.cwd())
+        self.base_name = args.base or default_base(self.root)
+        self.cache = Path(args.cache or os.environ.get("VLLM_FORK_CACHE") or self.root / ".cache")
+
+    def base(self) -> Base:
+        return load_base(self.root, self.base_name)
+
+    def log(self, message: str) -> None:
+        if not self.quiet:
+            print(message, file=sys.stderr, flush=True)
+
+    def tree(self, args: argparse.Namespace, base: Base) -> Path:
+        return Path(args.fork).resolve() if getattr(args, "fork", None) else fork.fork_dir(self.root, base)
+
+
+def cmd_build(ctx: Ctx, args: argparse.Namespace) -> int:
+    base = ctx.base()
+    tree = ctx.tree(args, base)
+    source = Path(args.source) if args.source else None
+    fork.build_tree(base, tree, ctx.cache, ctx.log, source)
+    print(f"fork tree:   {tree}  (base tag {base.tag}, {len(base.series())} patches as commits)")
+    if args.no_venv:
+        return 0
+    vdir = venv.venv_dir(ctx.root, base)
+    python = venv.install(base, tree, vdir, ctx.log)
+    print(f"virtualenv:  {vdir}  (python {python})")
+    print(f"try it:      CUDA_VISIBLE_DEVICES= {python} -c 'import vllm; print(vllm.__file__)'")
+    print(ROCM_BUILD_NOTE.format(tree=tree))
+    return 0
+
+
+def cmd_apply(ctx: Ctx, args: argparse.Namespace) -> int:
+    base = ctx.base()
+    fork.apply_to_checkout(base, Path(args.target), ctx.log)
+    print(f"applied {len(base.series())} patches of {base.name} onto {Path(args.target).resolve()}")
+    return 0
+
+
+def cmd_export(ctx: Ctx, args: argparse.Namespace) -> int:
+    base = ctx.base()
+    changed = fork.export(base, ctx.tree(args, base), ctx.log)
+    print(f"{len(changed)} file(s) changed in patches/{base.name}/")
+    return 0
+
+
+def cmd_status(ctx: Ctx, args: argparse.Namespace) -> int:
+    base = ctx.base()
+    tree = ctx.tree(args, base)
+    if not gitutil.is_git_tree(tree):
+        raise ForkError(f"no fork tree at {tree}", "Run `build` first (status compares against it).")
+    if args.series:
+        series_file = Path(args.series).resolve()
+        names = [
+            line.split("#", 1)[0].strip()
+            for line in series_file.read_text().splitlines()
+            if line.split("#", 1)[0].strip()
+        ]
+        patches = [series_file.parent / n for n in names]
+    else:
+        patches = base.patch_paths()
+    results, unexported = fork.status(base, tree, patches)
+    width = max([len(r.name) for r in results] + [10])
+    for r in results:
+        print(f"{r.state:17} {r.name:{width}}  {r.detail}".rstrip())
+    if unexported:
+        print("\nun-exported work in the fork tree (run `export`):")
+        for item in unexported:
+            print("  " + item.replace("\n", "\n    "))
+    if not results:
+        print(f"patches/{base.name}/ has no patches")
+    return 1 if any(r.state == "conflicting" for r in results) else 0
+
+
+def cmd_upstream(ctx: Ctx, args: argparse.Namespace) -> int:
+    base = ctx.base()
+    path = Path(args.patch)
+    if not path.exists():
+        matches = [p for p in base.patch_paths() if args.patch in p.name]
+        if len(matches) != 1:
+            raise ForkError(
+                f"no single patch of {base.name} matches {args.patch!r}",
+                "\n".join(p.name for p in (matches or base.patch_paths())),
+            )
+        path = matches[0]
+    patch = parse_patch(path)
+    sys.stdout.write(f"# {patch.subject}\n\n{pr_body(patch)}" if args.pr_body else upstream_mail(patch))
+    return 0
+
+
+def cmd_check(ctx: Ctx, args: argparse.Namespace) -> int:
+    bases = known_bases(ctx.root) if args.all_bases else [ctx.base_name]
+    wanted = {name for name in ("static", "apply", "bisect", "gate") if getattr(args, name)}
+    wanted = wanted or {"static", "apply", "bisect", "gate"}
+    failed = False
+    for name in bases:
+        base = load_base(ctx.root, name)
+        print(f"== {name}: {len(base.series())} patches")
+        problems = checks.static_problems(base)
+        print(f"static: {'ok' if not problems else f'{len(problems)} problem(s)'}")
+        for p in problems:
+            print("  " + p)
+        failed |= bool(problems)
+        if wanted == {"static"} or problems:
+            continue
+        tree = ctx.tree(args, base)
+        if "apply" in wanted or not gitutil.is_git_tree(tree):
+            try:
+                fork.build_tree(base, tree, ctx.cache, ctx.log)
+                print(f"apply: ok ({tree})")
+            except ForkError as exc:
+                print(f"apply: FAILED\n  {exc}")
+                failed = True
+                continue
+        if not ({"bisect", "gate"} & wanted):
+            continue
+        python = venv.python_of(venv.venv_dir(ctx.root, base))
+        if not python.exists():
+            python = venv.install(base, tree, venv.venv_dir(ctx.root, base), ctx.log)
+        if "bisect" in wanted:
+            steps = checks.bisect(base, tree, python, ctx.log)
+            bad = [s for s in steps if not s.ok]
+            print(f"bisect: {'ok' if not bad else f'{len(bad)} of {len(steps)} commits fail'}")
+            for s in steps:
+                print(f"  {'ok  ' if s.ok else 'FAIL'} {s.subject}")
+                if not s.ok:
+                    print("    " + s.detail.replace("\n", "\n    "))
+            failed |= bool(bad)
+        if "gate" in wanted:
+            findings = checks.gate(base, tree, python, ctx.log)
+            print(f"gate: {'ok' if not findings else f'{len(findings)} hook(s) failed'}")
+            for f in findings:
+                print("  " + f)
+            failed |= bool(findings)
+    return 1 if failed else 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="vllm-fork", description=__doc__)
+    p.add_argument("--repo", help="the patch-queue checkout (default: found from the cwd)")
+    p.add_argument("--base", help="e.g. v0.33.0 (default: the newest under patches/)")
+    p.add_argument("--cache", help="download cache (default: $VLLM_FORK_CACHE or .cache/)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    sub = p.add_subparsers(dest="verb", required=True)
+
+    b = sub.add_parser("build", help="fetch upstream, apply the series as commits, install a venv")
+    b.add_argument("--source", help="a local vLLM git checkout instead of the sdist")
+    b.add_argument("--fork", help="where the fork tree goes (default: .fork/<base>)")
+    b.add_argument("--no-venv", action="store_true", help="only the git tree")
+    b.set_defaults(func=cmd_build)
+
+    a = sub.add_parser("apply", help="apply the series onto your own vLLM checkout")
+    a.add_argument("target", help="a clean vLLM git checkout at the base release")
+    a.set_defaults(func=cmd_apply)
+
+    e = sub.add_parser("export", help="regenerate patches/<base>/ from the fork's commits")
+    e.add_argument("--fork", help="the fork tree (default: .fork/<base>)")
+    e.set_defaults(func=cmd_export)
+
+    c = sub.add_parser("check", help="static lint, applies, bisectable, vLLM's gate")
+    c.add_argument("--fork", help="the fork tree (default: .fork/<base>)")
+    c.add_argument("--all-bases", action="store_true")
+    for name, text in (
+        ("static", "series and headers, no network"),
+        ("apply", "the series applies on the pinned base (rebuilds the fork tree)"),
+        ("bisect", "after each patch vllm imports and the patch's own tests pass"),
+        ("gate", "ruff, typos, mypy and tools/pre_commit on touched files"),
+    ):
+        c.add_argument(f"--{name}", action="store_true", help=text)
+    c.set_defaults(func=cmd_check)
+
+    s = sub.add_parser("status", help="per patch: applied, applies, already upstream, conflicting")
+    s.add_argument("--fork", help="the fork tree (default: .fork/<base>)")
+    s.add_argument("--series", help="judge another queue's patches against this base")
+    s.set_defaults(func=cmd_status)
+
+    u = sub.add_parser("upstream", help="print one patch as it would go upstream")
+    u.add_argument("patch", help="a patch file, or part of its name")
+    u.add_argument("--pr-body", action="store_true", help="only the PR description")
+    u.set_defaults(func=cmd_upstream)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.func(Ctx(args), args)
+    except ForkError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

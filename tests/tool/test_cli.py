@@ -1,0 +1,232 @@
+"""The queue tool on a synthetic upstream release: fast, no network."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import GOOD_MESSAGE, Queue, make_pin, run_git
+from vllm_fork.cli import main
+
+
+def snapshot(tree: Path) -> dict[str, bytes]:
+    """Every file under `tree`, .git included, by content."""
+    files = {}
+    for path in sorted(tree.rglob("*")):
+        if path.is_file() and "/.git/objects/" not in str(path):
+            files[str(path.relative_to(tree))] = path.read_bytes()
+    return files
+
+
+def build_with_patches(queue: Queue, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(queue.argv("build", "--no-venv")) == 0
+    queue.commit(GOOD_MESSAGE.format(title="Align pages to 64"), {"vllm/page.py": "def page_size(tokens: int, alignment: int = 64) -> int:\n    return -(-tokens // alignment) * alignment\n"})
+    attn = (queue.fork / "vllm/attn.py").read_text().replace("LINE_20 = 20", "LINE_20 = 2000")
+    queue.commit(GOOD_MESSAGE.format(title="Change line 20"), {"vllm/attn.py": attn, "tests/kernels/test_attn.py": "def test_x() -> None:\n    assert True\n"})
+    assert main(queue.argv("export")) == 0
+    capsys.readouterr()
+
+
+def test_build_export_roundtrip_is_byte_stable(queue: Queue, capsys: pytest.CaptureFixture[str]) -> None:
+    build_with_patches(queue, capsys)
+    names = (queue.patches / "series").read_text().split("\n")
+    assert "ROCm-Kernel-Align-pages-to-64.patch" in names
+    before = snapshot(queue.patches)
+    assert main(queue.argv("export")) == 0
+    assert "0 file(s) changed" in capsys.readouterr().out
+    # A fresh build from the exported files exports the very same bytes.
+    shutil.rmtree(queue.fork)
+    assert main(queue.argv("build", "--no-venv")) == 0
+    assert main(queue.argv("export")) == 0
+    assert snapshot(queue.patches) == before
+    log = run_git(queue.fork, "log", "--format=%s", "v1.0.0..HEAD").splitlines()
+    assert log == ["[ROCm][Kernel] Change line 20", "[ROCm][Kernel] Align pages to 64"], "git am must keep the [tags]"
+
+
+def test_base_commit_is_reproducible(queue: Queue) -> None:
+    assert main(queue.argv("build", "--no-venv")) == 0
+    first = run_git(queue.fork, "rev-parse", "v1.0.0")
+    shutil.rmtree(queue.fork)
+    assert main(queue.argv("build", "--no-venv")) == 0
+    assert run_git(queue.fork, "rev-parse", "v1.0.0") == first
+    assert not (queue.fork / "vllm/_version.py").read_text() == "", "generated files stay in the tree"
+    assert "vllm/_version.py" not in run_git(queue.fork, "ls-files")
+
+
+def target_checkout(queue: Queue, tmp_path: Path) -> Path:
+    target = tmp_path / "user-vllm"
+    shutil.copytree(queue.root / "upstream-src", target) if (queue.root / "upstream-src").exists() else None
+    run_git(tmp_path, "clone", "-q", str(queue.fork), str(target))
+    run_git(target, "checkout", "-q", "-B", "mine", "v1.0.0")
+    return target
+
+
+def test_apply_onto_checkout(queue: Queue, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    build_with_patches(queue, capsys)
+    target = target_checkout(queue, tmp_path)
+    assert main(queue.argv("apply", str(target))) == 0
+    assert run_git(target, "log", "-1", "--format=%s").strip() == "[ROCm][Kernel] Change line 20"
+    assert run_git(target, "rev-parse", "--abbrev-ref", "HEAD").strip() == "mine"
+
+
+def test_apply_corrupted_hunk_names_it_and_changes_nothing(
+    queue: Queue, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    build_with_patches(queue, capsys)
+    patch = queue.patches / "ROCm-Kernel-Change-line-20.patch"
+    text = patch.read_text()
+    assert " LINE_18 = 18\n" in text
+    patch.write_text(text.replace(" LINE_18 = 18\n", " LINE_18 = 1818\n"))
+    target = target_checkout(queue, tmp_path)
+    before = snapshot(target)
+    branches = run_git(target, "branch", "-a")
+    assert main(queue.argv("apply", str(target))) == 2
+    err = capsys.readouterr().err
+    assert "patch ROCm-Kernel-Change-line-20.patch does not apply" in err
+    assert "file vllm/attn.py, hunk 1 of 1 (@@ -17,7 +17,7 @@)" in err
+    assert "nothing was changed" in err
+    assert snapshot(target) == before
+    assert run_git(target, "branch", "-a") == branches
+    assert run_git(target, "status", "--porcelain") == ""
+
+
+def test_apply_refuses_other_base(queue: Queue, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    build_with_patches(queue, capsys)
+    target = tmp_path / "other"
+    target.mkdir()
+    (target / "x.py").write_text("x = 1\n")
+    run_git(target, "init", "-q")
+    run_git(target, "add", "-A")
+    run_git(target, "commit", "-q", "-m", "other")
+    assert main(queue.argv("apply", str(target))) == 2
+    assert "is not based on vLLM 1.0.0" in capsys.readouterr().err
+
+
+def test_export_refuses_dirty_fork(queue: Queue, capsys: pytest.CaptureFixture[str]) -> None:
+    build_with_patches(queue, capsys)
+    (queue.fork / "vllm/page.py").write_text("# edited\n")
+    before = snapshot(queue.patches)
+    assert main(queue.argv("export")) == 2
+    assert "refusing to export" in capsys.readouterr().err
+    assert snapshot(queue.patches) == before
+
+
+def test_build_refuses_to_drop_unexported_commits(queue: Queue, capsys: pytest.CaptureFixture[str]) -> None:
+    build_with_patches(queue, capsys)
+    queue.commit(GOOD_MESSAGE.format(title="Not exported yet"), {"vllm/new.py": "y = 2\n"})
+    assert main(queue.argv("build", "--no-venv")) == 2
+    err = capsys.readouterr().err
+    assert "not exported" in err and "Not exported yet" in err
+    assert (queue.fork / "vllm/new.py").exists()
+
+
+def test_unknown_base_lists_known(queue: Queue, capsys: pytest.CaptureFixture[str]) -> None:
+    make_pin(queue.root / "patches" / "v2.0.0", "2.0.0", "0" * 64)
+    assert main(["--base", "v9.9.9", *queue.argv("build", "--no-venv")]) == 2
+    err = capsys.readouterr().err
+    assert "unknown base 'v9.9.9'" in err and "v1.0.0, v2.0.0" in err
+
+
+def test_sha256_mismatch_refuses(queue: Queue, capsys: pytest.CaptureFixture[str]) -> None:
+    make_pin(queue.patches, "1.0.0", "f" * 64)
+    assert main(queue.argv("build", "--no-venv")) == 2
+    assert "sha256" in capsys.readouterr().err
+    assert not queue.fork.exists()
+    assert not list(queue.cache.rglob("*.tar.gz"))
+
+
+def test_network_failure_says_so_and_uses_cache(
+    queue: Queue, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("VLLM_FORK_INDEX_URL", "http://127.0.0.1:9/simple")
+    assert main(queue.argv("build", "--no-venv")) == 2
+    assert "could not reach the package index" in capsys.readouterr().err
+    sha = hashlib.sha256(queue.sdist.read_bytes()).hexdigest()
+    cached = queue.cache / "sdists" / sha / queue.sdist.name
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(queue.sdist, cached)
+    assert main([a for a in queue.argv("build", "--no-venv") if a != "-q"]) == 0
+    assert "using cached" in capsys.readouterr().err
+
+
+def test_build_from_source_checkout(queue: Queue, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    build_with_patches(queue, capsys)
+    checkout = tmp_path / "vllm-git"
+    run_git(tmp_path, "clone", "-q", str(queue.fork), str(checkout))
+    run_git(checkout, "reset", "-q", "--hard", "v1.0.0")
+    other = tmp_path / "fork2"
+    assert main(queue.argv("build", "--no-venv", "--source", str(checkout), "--fork", str(other))) == 0
+    assert "2000" in (other / "vllm/attn.py").read_text()
+
+
+def test_status_reports_each_state(queue: Queue, capsys: pytest.CaptureFixture[str]) -> None:
+    build_with_patches(queue, capsys)
+    assert main(queue.argv("status")) == 0
+    out = capsys.readouterr().out
+    assert out.count("applied ") == 2
+    # A patch whose change the base already has, and one that conflicts.
+    other = queue.root / "patches" / "other"
+    other.mkdir()
+    upstream = queue.fork / "up.patch"
+    run_git(queue.fork, "format-patch", "-1", "-o", str(other), "HEAD~1")
+    conflicting = other / "conflict.patch"
+    text = next(other.glob("0001-*")).read_text()
+    conflicting.write_text(
+        text.replace("alignment: int = 16)", "alignment: int = 32)").replace("alignment: int = 64)", "alignment: int = 128)")
+    )
+    run_git(queue.fork, "checkout", "-q", "v1.0.0")
+    (queue.fork / "vllm/page.py").write_text((queue.fork / "vllm/page.py").read_text().replace("= 16", "= 64"))
+    run_git(queue.fork, "commit", "-q", "-am", "upstream did it too")
+    run_git(queue.fork, "tag", "-f", "v1.0.0")
+    (other / "series").write_text(f"{next(other.glob('0001-*')).name}\nconflict.patch\n")
+    assert main(queue.argv("status", "--series", str(other / "series"))) == 1
+    out = capsys.readouterr().out
+    assert "already upstream" in out and "conflicting" in out
+    del upstream
+
+
+def test_upstream_strips_internal_trailers(queue: Queue, capsys: pytest.CaptureFixture[str]) -> None:
+    build_with_patches(queue, capsys)
+    assert main(queue.argv("upstream", "Align-pages")) == 0
+    out = capsys.readouterr().out
+    assert "Upstream-Status" not in out
+    assert "Signed-off-by: Dev One <dev@example.com>" in out
+    for section in ("## Overview", "## Claims", "## Validation", "## Details"):
+        assert section in out
+    assert "Subject: [PATCH] [ROCm][Kernel] Align pages to 64" in out
+    assert "diff --git a/vllm/page.py b/vllm/page.py" in out
+
+
+def test_check_static_ok(queue: Queue, capsys: pytest.CaptureFixture[str]) -> None:
+    build_with_patches(queue, capsys)
+    assert main(queue.argv("check", "--static")) == 0
+    assert "static: ok" in capsys.readouterr().out
+
+
+def test_check_apply_rebuilds(queue: Queue, capsys: pytest.CaptureFixture[str]) -> None:
+    build_with_patches(queue, capsys)
+    assert main(queue.argv("check", "--apply")) == 0
+    assert "apply: ok" in capsys.readouterr().out
+
+
+def test_bisect_runs_each_patch_tests(queue: Queue, capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    from vllm_fork import checks
+    from vllm_fork.bases import load_base
+
+    build_with_patches(queue, capsys)
+    queue.commit(GOOD_MESSAGE.format(title="Break the import"), {"vllm/page.py": "def broken(:\n"})
+    queue.commit(
+        GOOD_MESSAGE.format(title="Fix it, break a test"),
+        {"vllm/page.py": "x = 1\n", "tests/kernels/test_attn.py": "def test_x() -> None:\n    assert False\n"},
+    )
+    steps = checks.bisect(load_base(queue.root, "v1.0.0"), queue.fork, Path(sys.executable), lambda m: None)
+    assert [s.ok for s in steps] == [True, True, False, False]
+    assert "no tests of its own" in steps[0].detail and "1 passed" in steps[1].detail
+    assert "import vllm failed" in steps[2].detail and "SyntaxError" in steps[2].detail
+    assert "1 failed" in steps[3].detail
+    assert run_git(queue.fork, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main", "bisect restores HEAD"
