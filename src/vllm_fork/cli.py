@@ -159,6 +159,29 @@ def cmd_check(ctx: Ctx, args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def cmd_test(ctx: Ctx, args: argparse.Namespace) -> int:
+    """Every test: the tool's own, then every base's full check."""
+    import subprocess
+
+    failed = False
+    for name in known_bases(ctx.root):
+        base = load_base(ctx.root, name)
+        tree = fork.fork_dir(ctx.root, base)
+        if not gitutil.is_git_tree(tree):
+            fork.build_tree(base, tree, ctx.cache, ctx.log)
+        if not venv.python_of(venv.venv_dir(ctx.root, base)).exists():
+            venv.install(base, tree, venv.venv_dir(ctx.root, base), ctx.log)
+    python = venv.python_of(venv.venv_dir(ctx.root, ctx.base()))
+    print("== the tool's tests (synthetic upstream, then the real pinned sdists)", flush=True)
+    env = dict(os.environ, VLLM_FORK_CACHE=str(ctx.cache))
+    proc = subprocess.run([str(python), "-m", "pytest", "-p", "no:cacheprovider", "tests"], cwd=ctx.root, env=env)
+    failed |= proc.returncode != 0
+    check_args = argparse.Namespace(all_bases=True, fork=None, static=False, apply=True, bisect=True, gate=True)
+    failed |= cmd_check(ctx, check_args) != 0
+    print("vllm-fork test: " + ("FAILED" if failed else "all passed"))
+    return 1 if failed else 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="vllm-fork", description=__doc__)
     p.add_argument("--repo", help="the patch-queue checkout (default: found from the cwd)")
@@ -197,6 +220,9 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--fork", help="the fork tree (default: .fork/<base>)")
     s.add_argument("--series", help="judge another queue's patches against this base")
     s.set_defaults(func=cmd_status)
+
+    t = sub.add_parser("test", help="every test: the tool's, then check --all-bases")
+    t.set_defaults(func=cmd_test)
 
     u = sub.add_parser("upstream", help="print one patch as it would go upstream")
     u.add_argument("patch", help="a patch file, or part of its name")
