@@ -49,9 +49,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--head-size", type=int, default=256)
     p.add_argument("--reps", type=int, default=60)
     p.add_argument("--sweep", action="store_true", help="tune the op first")
-    p.add_argument(
-        "--time-budget", type=float, default=1e9, help="seconds; stop adding points"
-    )
+    p.add_argument("--time-budget", type=float, default=1e9, help="seconds; stop adding points")
     p.add_argument("--tag", default="decode_page_contiguous")
     return p.parse_args()
 
@@ -112,8 +110,8 @@ def _read_reduce_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr, ITERS: tl.conste
     tl.store(out_ptr + pid, tl.sum(acc, axis=0))
 
 
-def measure_ceilings() -> dict:
-    n = 2 << 30  # 4 GiB of bf16
+def measure_ceilings(n: int = 2 << 30) -> dict:
+    """Copy, read-only and matmul ceilings; n elements (4 GiB of bf16)."""
     x = torch.randn(n, dtype=DTYPE, device=DEV)
     y = torch.empty_like(x)
     nbytes = x.numel() * x.element_size()
@@ -121,20 +119,19 @@ def measure_ceilings() -> dict:
     t = time_graph(lambda: y.copy_(x), 20)
     res["copy_GBps"] = 2 * nbytes / t / 1e3
     s = torch.empty((), dtype=DTYPE, device=DEV)
-    t = time_graph(lambda: torch.sum(x, out=s), 20)
+    t = time_graph(lambda: torch.sum(x, dim=0, out=s), 20)
     res["read_torch_sum_GBps"] = nbytes / t / 1e3
     block, iters = 4096, 16
     grid = triton.cdiv(n, block * iters)
     part = torch.empty(grid, dtype=torch.float32, device=DEV)
-    t = time_graph(
-        lambda: _read_reduce_kernel[(grid,)](x, part, n, BLOCK=block, ITERS=iters), 20
-    )
+    t = time_graph(lambda: _read_reduce_kernel[(grid,)](x, part, n, BLOCK=block, ITERS=iters), 20)
     res["read_triton_GBps"] = nbytes / t / 1e3
     res["read_GBps"] = max(res["read_torch_sum_GBps"], res["read_triton_GBps"])
-    a = torch.randn(8192, 8192, dtype=DTYPE, device=DEV)
-    b = torch.randn(8192, 8192, dtype=DTYPE, device=DEV)
+    m = 8192 if n >= 1 << 26 else 64
+    a = torch.randn(m, m, dtype=DTYPE, device=DEV)
+    b = torch.randn(m, m, dtype=DTYPE, device=DEV)
     t = time_graph(lambda: torch.matmul(a, b), 10)
-    res["bf16_matmul_TFLOPs"] = 2 * 8192**3 / t / 1e6
+    res["bf16_matmul_TFLOPs"] = 2 * m**3 / t / 1e6
     return res
 
 
@@ -198,15 +195,11 @@ class Case:
         nblocks = batch * pages + 1
         gen = torch.Generator(device=DEV).manual_seed(batch * 100003 + seq_len + page)
         # TRITON_ATTN layout: K|V interleaved per token and head.
-        self.kv = torch.randn(
-            (nblocks, page, hk, 2 * hs), dtype=DTYPE, device=DEV, generator=gen
-        )
+        self.kv = torch.randn((nblocks, page, hk, 2 * hs), dtype=DTYPE, device=DEV, generator=gen)
         self.k_t, self.v_t = self.kv.split(hs, dim=-1)
         x = 16 // self.kv.element_size()
         self.k_x = (
-            self.k_t.reshape(nblocks, page, hk, hs // x, x)
-            .permute(0, 2, 3, 1, 4)
-            .contiguous()
+            self.k_t.reshape(nblocks, page, hk, hs // x, x).permute(0, 2, 3, 1, 4).contiguous()
         )
         self.v_x = self.v_t.permute(0, 2, 3, 1).contiguous()
         perm = torch.randperm(nblocks, device=DEV, generator=gen).to(torch.int32)
@@ -300,9 +293,11 @@ def set_config(cfg: dict) -> None:
     DPC._TARGET_WAVES = cfg["waves"]
 
 
+SWEEP_POINTS = [(832, 1, 32768), (832, 1, 8192), (832, 4, 16384), (832, 16, 32768)]
+
+
 def sweep() -> tuple[dict, list]:
-    points = [(832, 1, 32768), (832, 1, 8192), (832, 4, 16384), (832, 16, 32768)]
-    cases = [Case(*p) for p in points]
+    cases = [Case(*p) for p in SWEEP_POINTS]
     rows = []
     best, best_score = None, float("inf")
 
@@ -467,9 +462,7 @@ def summary(result: dict) -> None:
             f"{p[n]['time_us']:8.1f}us {p[n]['pct_read']:5.1f}%R {p[n]['rel_l2_vs_fp32']:.0e}"
             for n in KERNELS
         ]
-        print(
-            f"{p['page']:4d} {p['batch']:5d} {p['seq_len']:5d} | " + " | ".join(cells)
-        )
+        print(f"{p['page']:4d} {p['batch']:5d} {p['seq_len']:5d} | " + " | ".join(cells))
 
 
 if __name__ == "__main__":

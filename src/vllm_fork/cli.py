@@ -159,6 +159,56 @@ def cmd_check(ctx: Ctx, args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+STAND_IN = '''"""Stand-in for vLLM's compiled extension in a Python-only GPU bundle.
+
+vllm/platforms/cuda.py imports vllm._C_stable_libtorch unconditionally; the
+Triton ops this bundle is for never call into it.
+"""
+'''
+
+
+def cmd_bundle(ctx: Ctx, args: argparse.Namespace) -> int:
+    """The fork's Python files for a GPU machine with torch and Triton but no vLLM."""
+    import io
+    import tarfile
+
+    base = ctx.base()
+    tree = ctx.tree(args, base)
+    if not gitutil.is_git_tree(tree):
+        raise ForkError(f"no fork tree at {tree}", "Run `build` first.")
+    series_tests = checks.own_tests(checks.touched_files(base, tree))
+    out = Path(args.output) if args.output else ctx.root / ".gpu" / f"bundle-{base.name}.tgz"
+    out.parent.mkdir(parents=True, exist_ok=True)
+
+    def keep(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
+        name = info.name
+        if "__pycache__" in name or name.endswith((".so", ".pyc")):
+            return None
+        return info
+
+    def add_text(tar: tarfile.TarFile, name: str, text: str) -> None:
+        data = text.encode()
+        info = tarfile.TarInfo(name)
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+
+    with tarfile.open(out, "w:gz") as tar:
+        tar.add(tree / "vllm", "vllm", filter=keep)
+        if (tree / "vllm.egg-info").is_dir():
+            tar.add(tree / "vllm.egg-info", "vllm.egg-info", filter=keep)
+        else:
+            add_text(tar, "vllm.egg-info/PKG-INFO", f"Metadata-Version: 2.1\nName: vllm\nVersion: {base.version}\n")
+        if not (tree / "vllm" / "_C_stable_libtorch.py").exists():
+            add_text(tar, "vllm/_C_stable_libtorch.py", STAND_IN)
+        tar.add(tree / "tests" / "kernels", "tests/kernels", filter=keep)
+        for name in ("tests/__init__.py", "tests/utils.py", *series_tests):
+            if (tree / name).exists():
+                tar.add(tree / name, name, filter=keep)
+        add_text(tar, "series-tests.txt", "".join(t + "\n" for t in series_tests))
+    print(f"bundle: {out} ({out.stat().st_size / 2**20:.1f} MiB, {len(series_tests)} series test files)")
+    return 0
+
+
 def cmd_test(ctx: Ctx, args: argparse.Namespace) -> int:
     """Every test: the tool's own, then every base's full check."""
     import subprocess
@@ -220,6 +270,11 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--fork", help="the fork tree (default: .fork/<base>)")
     s.add_argument("--series", help="judge another queue's patches against this base")
     s.set_defaults(func=cmd_status)
+
+    g = sub.add_parser("bundle", help="the fork's Python files for a GPU machine without vLLM")
+    g.add_argument("--fork", help="the fork tree (default: .fork/<base>)")
+    g.add_argument("-o", "--output", help="default: .gpu/bundle-<base>.tgz")
+    g.set_defaults(func=cmd_bundle)
 
     t = sub.add_parser("test", help="every test: the tool's, then check --all-bases")
     t.set_defaults(func=cmd_test)

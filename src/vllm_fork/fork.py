@@ -250,7 +250,7 @@ def render_series(base: Base, names: list[str]) -> str:
         header.pop()
     if not header:
         header = [f"# Patches against vLLM {base.version}, in order. One file name a line."]
-    return "\n".join(header + [""] + names) + "\n"
+    return "\n".join(header + ([""] + names if names else [])) + "\n"
 
 
 # --- status ------------------------------------------------------------------
