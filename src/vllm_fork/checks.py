@@ -181,8 +181,8 @@ def gate(base: Base, tree: Path, python: Path, log) -> list[str]:
     files = touched_files(base, tree)
     pyfiles = [f for f in files if f.endswith(".py")]
     bindir = python.parent
-    env = dict(os.environ, PATH=f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}")
-    env.update(cpu_test_env())
+    env = cpu_test_env()
+    env["PATH"] = f"{bindir}{os.pathsep}{env.get('PATH', '')}"
     runs: list[tuple[str, list[str]]] = []
     if pyfiles:
         runs.append(("ruff format", [str(bindir / "ruff"), "format", "--check", "--diff", *pyfiles]))
