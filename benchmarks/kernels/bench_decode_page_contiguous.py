@@ -288,7 +288,7 @@ def rel_l2(out: torch.Tensor, ref: torch.Tensor) -> float:
 
 
 def set_config(cfg: dict) -> None:
-    launch = {k: cfg[k] for k in ("TILE_SIZE", "num_warps", "num_stages", "K_LOAD_3D")}
+    launch = {k: cfg[k] for k in ("TILE_SIZE", "num_warps", "num_stages")}
     DPC._launch_config = lambda *a, **k: dict(launch)
     DPC._TARGET_WAVES = cfg["waves"]
 
@@ -317,20 +317,15 @@ def sweep() -> tuple[dict, list]:
         if score < best_score:
             best, best_score = cfg, score
 
-    # Stage A: tile size and K load shape; B: warps and stages; C: waves.
-    for tile in (32, 64, 128):
-        for k3 in (True, False):
-            try_cfg(
-                {"TILE_SIZE": tile, "num_warps": 4, "num_stages": 2,
-                 "K_LOAD_3D": k3, "waves": 2}
-            )  # fmt: skip
+    # Stage A: tile size and warps; B: pipeline stages; C: waves.
+    for tile in (16, 32, 64):
+        for warps in (4, 8):
+            try_cfg({"TILE_SIZE": tile, "num_warps": warps, "num_stages": 3, "waves": 2})
     stage_a = dict(best)
-    for warps in (4, 8):
-        for stages in (1, 2, 3, 4):
-            if (warps, stages) != (4, 2):
-                try_cfg({**stage_a, "num_warps": warps, "num_stages": stages})
+    for stages in (2, 4):
+        try_cfg({**stage_a, "num_stages": stages})
     stage_b = dict(best)
-    for waves in (1, 3, 4, 6):
+    for waves in (1, 3, 4):
         try_cfg({**stage_b, "waves": waves})
     return best, rows
 

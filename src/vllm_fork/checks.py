@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import re
 import shlex
@@ -80,6 +82,44 @@ def cpu_test_env() -> dict[str, str]:
     return env
 
 
+@contextlib.contextmanager
+def checked_out(tree: Path, rev: str):
+    """Check out `rev` in a clean tree for a while; put HEAD back afterwards."""
+    dirty = gitutil.is_dirty(tree)
+    if dirty:
+        raise ForkError(f"refusing to check out {rev}: {tree} has uncommitted changes", dirty.rstrip())
+    head = git(tree, "symbolic-ref", "-q", "--short", "HEAD", check=False).stdout.strip()
+    head = head or git(tree, "rev-parse", "HEAD").stdout.strip()
+    git(tree, "checkout", "-q", "--detach", rev)
+    try:
+        yield
+    finally:
+        git(tree, "checkout", "-q", head)
+
+
+IMPORT_SCRIPT = """\
+import importlib, json, sys
+failed = {}
+for name in sys.argv[1:]:
+    try:
+        importlib.import_module(name)
+    except BaseException as exc:
+        failed[name] = f"{type(exc).__name__}: {exc}"
+print(json.dumps(failed))
+"""
+
+
+def import_failures(tree: Path, python: Path, modules: list[str]) -> dict[str, str]:
+    """module -> error, for the modules that do not import in this tree."""
+    proc = subprocess.run(
+        [str(python), "-c", IMPORT_SCRIPT, *modules], cwd=tree, env=cpu_test_env(), capture_output=True, text=True
+    )
+    try:
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+    except (json.JSONDecodeError, IndexError):
+        return {"vllm": proc.stderr[-3000:]}
+
+
 @dataclass
 class StepResult:
     commit: str
@@ -89,27 +129,27 @@ class StepResult:
 
 
 def bisect(base: Base, tree: Path, python: Path, log, pytest_args: list[str] | None = None) -> list[StepResult]:
-    """After each patch: `import vllm` works and the patch's own tests pass."""
-    dirty = gitutil.is_dirty(tree)
-    if dirty:
-        raise ForkError(f"refusing to bisect: {tree} has uncommitted changes", dirty.rstrip())
+    """After each patch: `vllm` and the modules it touches import, and its own tests pass.
+
+    A touched module that does not import at the base either (e.g.
+    vllm.platforms.rocm without an AMD GPU) is not held against a patch.
+    """
     commits = git(tree, "rev-list", "--reverse", f"{base.tag}..HEAD").stdout.split()
-    head = git(tree, "symbolic-ref", "-q", "--short", "HEAD", check=False).stdout.strip()
-    head = head or git(tree, "rev-parse", "HEAD").stdout.strip()
+    all_modules = touched_modules(touched_files(base, tree))
+    with checked_out(tree, base.tag):
+        present = [m for m in all_modules if module_path(tree, m).exists()]
+        unimportable_here = import_failures(tree, python, present)
     results = []
-    try:
-        for i, commit in enumerate(commits, start=1):
+    for i, commit in enumerate(commits, start=1):
+        with checked_out(tree, commit):
             subject = git(tree, "log", "-1", "--format=%s", commit).stdout.strip()
             log(f"[{i}/{len(commits)}] {subject}")
-            git(tree, "checkout", "-q", "--detach", commit)
             files = git(tree, "diff-tree", "--no-commit-id", "--name-only", "-r", commit).stdout.split()
-            imports = ["vllm", *touched_modules(files)]
-            proc = subprocess.run(
-                [str(python), "-c", "import importlib, sys\nfor m in sys.argv[1:]: importlib.import_module(m)", *imports],
-                cwd=tree, env=cpu_test_env(), capture_output=True, text=True,
-            )
-            if proc.returncode != 0:
-                results.append(StepResult(commit, subject, False, "import vllm failed:\n" + proc.stderr[-3000:]))
+            failures = import_failures(tree, python, ["vllm", *touched_modules(files)])
+            real = {m: e for m, e in failures.items() if m not in unimportable_here}
+            if real:
+                detail = "\n".join(f"import {m} failed: {e}" for m, e in real.items())
+                results.append(StepResult(commit, subject, False, detail))
                 continue
             tests = own_tests(files)
             if not tests:
@@ -121,9 +161,12 @@ def bisect(base: Base, tree: Path, python: Path, log, pytest_args: list[str] | N
             tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
             log("  " + (tail.splitlines()[-1] if tail else ""))
             results.append(StepResult(commit, subject, proc.returncode == 0, tail))
-    finally:
-        git(tree, "checkout", "-q", head)
     return results
+
+
+def module_path(tree: Path, module: str) -> Path:
+    path = tree / Path(*module.split("."))
+    return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
 
 
 # --- (d) vLLM's gate -------------------------------------------------------------
@@ -199,7 +242,38 @@ def gate(base: Base, tree: Path, python: Path, log) -> list[str]:
     for name, argv in runs:
         log(f"  gate: {name}")
         proc = subprocess.run(argv, cwd=tree, env=env, capture_output=True, text=True)
-        if proc.returncode != 0:
-            out = (proc.stdout + proc.stderr).strip()
-            findings.append(f"{name} failed:\n" + "\n".join("    " + l for l in out.splitlines()[-40:]))
+        if proc.returncode == 0:
+            continue
+        out = (proc.stdout + proc.stderr).strip()
+        if name == "mypy":
+            out = new_mypy_errors(base, tree, argv, env, out, log)
+            if not out:
+                continue
+        findings.append(f"{name} failed:\n" + "\n".join("    " + l for l in out.splitlines()[-40:]))
     return findings
+
+
+MYPY_ERROR_RE = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+): error: (?P<msg>.*)$")
+
+
+def new_mypy_errors(base: Base, tree: Path, argv: list[str], env: dict[str, str], out: str, log) -> str:
+    """mypy errors the series adds: those the base also has in the same files
+    (same file and message, any line) are not the series' (they come from this
+    environment's stubs, not from the change)."""
+    errors = [m for m in map(MYPY_ERROR_RE.match, out.splitlines()) if m]
+    if not errors:
+        return out
+    files = sorted({m["file"] for m in errors})
+    log("  gate: mypy at the base, for errors the series did not add")
+    with checked_out(tree, base.tag):
+        present = [f for f in files if (tree / f).exists()]
+        base_out = ""
+        if present:
+            script = [a for a in argv if not a.endswith(".py") or "tools/pre_commit" in a]
+            proc = subprocess.run(script + present, cwd=tree, env=env, capture_output=True, text=True)
+            base_out = proc.stdout + proc.stderr
+    known = {(m["file"], m["msg"]) for m in map(MYPY_ERROR_RE.match, base_out.splitlines()) if m}
+    new = [m.group(0) for m in errors if (m["file"], m["msg"]) not in known]
+    if not new:
+        log(f"  gate: mypy: {len(errors)} error(s), all present at {base.tag} too")
+    return "\n".join(new)

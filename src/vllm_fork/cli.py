@@ -47,7 +47,7 @@ def cmd_build(ctx: Ctx, args: argparse.Namespace) -> int:
     if args.no_venv:
         return 0
     vdir = venv.venv_dir(ctx.root, base)
-    python = venv.install(base, tree, vdir, ctx.log)
+    python = venv.ensure(base, tree, vdir, ctx.log)
     print(f"virtualenv:  {vdir}  (python {python})")
     print(f"try it:      CUDA_VISIBLE_DEVICES= {python} -c 'import vllm; print(vllm.__file__)'")
     print(ROCM_BUILD_NOTE.format(tree=tree))
@@ -138,9 +138,7 @@ def cmd_check(ctx: Ctx, args: argparse.Namespace) -> int:
                 continue
         if not ({"bisect", "gate"} & wanted):
             continue
-        python = venv.python_of(venv.venv_dir(ctx.root, base))
-        if not python.exists():
-            python = venv.install(base, tree, venv.venv_dir(ctx.root, base), ctx.log)
+        python = venv.ensure(base, tree, venv.venv_dir(ctx.root, base), ctx.log)
         if "bisect" in wanted:
             steps = checks.bisect(base, tree, python, ctx.log)
             bad = [s for s in steps if not s.ok]
@@ -219,8 +217,7 @@ def cmd_test(ctx: Ctx, args: argparse.Namespace) -> int:
         tree = fork.fork_dir(ctx.root, base)
         if not gitutil.is_git_tree(tree):
             fork.build_tree(base, tree, ctx.cache, ctx.log)
-        if not venv.python_of(venv.venv_dir(ctx.root, base)).exists():
-            venv.install(base, tree, venv.venv_dir(ctx.root, base), ctx.log)
+        venv.ensure(base, tree, venv.venv_dir(ctx.root, base), ctx.log)
     python = venv.python_of(venv.venv_dir(ctx.root, ctx.base()))
     print("== the tool's tests (synthetic upstream, then the real pinned sdists)", flush=True)
     env = dict(os.environ, VLLM_FORK_CACHE=str(ctx.cache))

@@ -25,6 +25,7 @@ FORMAT_PATCH_ARGS = (
     "--full-index",
     "--no-binary",
     "--stat=80",
+    "--filename-max-length=100",
     "--no-cover-letter",
 )
 

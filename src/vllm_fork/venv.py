@@ -1,8 +1,8 @@
 """The fork's Python-only install: a virtualenv where `import vllm` is the fork.
 
-Dependencies: the fork's own requirements/common.txt, the CPU torch named in the
-pin (a CUDA build is several GB and useless without a GPU), Triton for the
-interpreter, pytest, and vLLM's gate tools at the versions its pre-commit pins.
+Dependencies: the torch named in the base's pin.toml (the reason for the choice
+is written there), the fork's own requirements/common.txt, the pin's extras
+(pytest, ...), and vLLM's gate tools at the versions its pre-commit pins.
 The fork itself is installed editable with VLLM_TARGET_DEVICE=empty, so no
 extension is compiled and commits checked out in the tree are what imports.
 """
@@ -42,6 +42,24 @@ def python_of(venv: Path) -> Path:
     return venv / "bin" / "python"
 
 
+def _stamp(base: Base, tree: Path) -> str:
+    """What the venv was installed from; a change means reinstall."""
+    import hashlib
+
+    digest = hashlib.sha256(repr((base.environment, GATE_TOOLS, BUILD_TOOLS)).encode())
+    for req in base.environment.requirements:
+        digest.update((tree / req).read_bytes())
+    return digest.hexdigest()
+
+
+def ensure(base: Base, tree: Path, venv: Path, log) -> Path:
+    """The venv's python, (re)installed if missing or made from other pins."""
+    stamp = venv / "vllm-fork-stamp"
+    if python_of(venv).exists() and stamp.is_file() and stamp.read_text() == _stamp(base, tree):
+        return python_of(venv)
+    return install(base, tree, venv, log)
+
+
 def _run(cmd: list[str], log, env: dict[str, str] | None = None, cwd: Path | None = None) -> None:
     log("  $ " + " ".join(cmd))
     start = time.monotonic()
@@ -62,7 +80,7 @@ def install(base: Base, tree: Path, venv: Path, log) -> Path:
         log(f"[1/{steps}] reusing virtualenv {venv}")
     pip = [str(python), "-m", "pip", "install", "--progress-bar", "on"]
     env = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1")
-    log(f"[2/{steps}] installing {base.environment.torch} (CPU)")
+    log(f"[2/{steps}] installing {base.environment.torch}")
     _run([*pip, base.environment.torch], log, env)
     log(f"[3/{steps}] installing the fork's requirements, test and gate tools")
     reqs: list[str] = []
@@ -81,4 +99,5 @@ def install(base: Base, tree: Path, venv: Path, log) -> Path:
     if check.returncode != 0:
         raise ForkError("`import vllm` fails in the new virtualenv", check.stderr.strip()[-2000:])
     log(f"  import vllm -> {check.stdout.strip()}")
+    (venv / "vllm-fork-stamp").write_text(_stamp(base, tree))
     return python

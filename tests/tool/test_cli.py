@@ -219,14 +219,18 @@ def test_bisect_runs_each_patch_tests(queue: Queue, capsys: pytest.CaptureFixtur
     from vllm_fork.bases import load_base
 
     build_with_patches(queue, capsys)
+    queue.commit(
+        GOOD_MESSAGE.format(title="Touch a module this machine cannot import"),
+        {"vllm/gpu_only.py": '# touched\nraise RuntimeError("Found no GPU")\n'},
+    )
     queue.commit(GOOD_MESSAGE.format(title="Break the import"), {"vllm/page.py": "def broken(:\n"})
     queue.commit(
         GOOD_MESSAGE.format(title="Fix it, break a test"),
         {"vllm/page.py": "x = 1\n", "tests/kernels/test_attn.py": "def test_x() -> None:\n    assert False\n"},
     )
     steps = checks.bisect(load_base(queue.root, "v1.0.0"), queue.fork, Path(sys.executable), lambda m: None)
-    assert [s.ok for s in steps] == [True, True, False, False]
+    assert [s.ok for s in steps] == [True, True, True, False, False]
     assert "no tests of its own" in steps[0].detail and "1 passed" in steps[1].detail
-    assert "import vllm failed" in steps[2].detail and "SyntaxError" in steps[2].detail
-    assert "1 failed" in steps[3].detail
+    assert "import vllm.page failed: SyntaxError" in steps[3].detail
+    assert "1 failed" in steps[4].detail
     assert run_git(queue.fork, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main", "bisect restores HEAD"

@@ -1,0 +1,120 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Shared pieces of the GPU benchmarks: importing the fork, timing, ceilings, environment.
+
+vLLM is imported from a source tree or an unpacked Python-only bundle
+(`./vllm-fork bundle`). A bundle carries an empty stand-in for
+`vllm._C_stable_libtorch`, which vllm/platforms/cuda.py imports unconditionally;
+none of the Triton ops benchmarked here call it.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+import types
+
+T0 = time.time()
+
+
+def log(msg: str) -> None:
+    print(f"[{time.time() - T0:7.1f}s] {msg}", flush=True)
+
+
+def use_vllm_root(root: str | None) -> None:
+    if root:
+        sys.path.insert(0, os.path.abspath(root))
+
+
+def stub_rocm_platform_module() -> None:
+    """chunked_prefill_paged_decode imports vllm.platforms.rocm lazily, which cannot
+    be imported without an AMD GPU. Its only use there, use_rocm_custom_paged_attention,
+    answers False on ROCm for head size 256 and pages that are not 16/32, so a
+    stand-in answering False selects the same (Triton) kernel ROCm runs."""
+    try:
+        import vllm.platforms.rocm  # noqa: F401
+    except Exception:  # noqa: BLE001
+        stub = types.ModuleType("vllm.platforms.rocm")
+        stub.use_rocm_custom_paged_attention = lambda *a, **k: False
+        sys.modules["vllm.platforms.rocm"] = stub
+
+
+def graph_time_us(fn, reps: int = 30, rounds: int = 1) -> float:
+    """Median microseconds of one CUDA-graph replay of fn (falls back to eager)."""
+    import torch
+
+    fn()
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    try:
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            fn()
+        torch.cuda.current_stream().wait_stream(stream)
+        with torch.cuda.graph(graph):
+            fn()
+        run = graph.replay
+    except Exception as exc:  # noqa: BLE001
+        log(f"graph capture failed ({exc!r}); timing eagerly")
+        run = fn
+    run()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        run()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e3)
+    return statistics.median(times)
+
+
+def ceilings(gib: float = 4.0) -> dict[str, float]:
+    """Copy bandwidth (read+write), read-only bandwidth, bf16 matmul rate, measured now."""
+    import torch
+
+    n = int(gib * 2**30) // 2
+    src = torch.randn(n, dtype=torch.bfloat16, device="cuda")
+    dst = torch.empty_like(src)
+    copy_us = graph_time_us(lambda: dst.copy_(src), reps=20)
+    acc = torch.empty((), dtype=torch.float32, device="cuda")
+    read_us = graph_time_us(lambda: torch.sum(src, dtype=torch.float32, out=acc), reps=20)
+    del dst
+    a = torch.randn((8192, 8192), dtype=torch.bfloat16, device="cuda")
+    b = torch.randn((8192, 8192), dtype=torch.bfloat16, device="cuda")
+    mm_us = graph_time_us(lambda: a @ b, reps=20)
+    del src, a, b
+    torch.cuda.empty_cache()
+    return {
+        "copy_bandwidth_TBps": 2 * n * 2 / copy_us / 1e6,
+        "read_bandwidth_TBps": n * 2 / read_us / 1e6,
+        "bf16_matmul_TFLOPps": 2 * 8192**3 / mm_us / 1e6,
+    }
+
+
+def environment() -> dict[str, str]:
+    import torch
+    import triton
+
+    env = {
+        "gpu": torch.cuda.get_device_name(),
+        "torch": torch.__version__,
+        "triton": triton.__version__,
+        "python": platform.python_version(),
+        "cuda": str(torch.version.cuda),
+    }
+    try:
+        env["driver"] = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True, text=True, timeout=20,
+        ).stdout.strip()
+    except Exception as exc:  # noqa: BLE001
+        env["driver"] = f"unknown ({exc})"
+    env["fork_commit"] = os.environ.get("FORK_COMMIT", "unknown")
+    return env
