@@ -84,7 +84,7 @@ def ceilings(gib: float = 4.0) -> dict[str, float]:
     dst = torch.empty_like(src)
     copy_us = graph_time_us(lambda: dst.copy_(src), reps=20)
     acc = torch.empty((), dtype=torch.float32, device="cuda")
-    read_us = graph_time_us(lambda: torch.sum(src, dtype=torch.float32, out=acc), reps=20)
+    read_us = graph_time_us(lambda: torch.sum(src, 0, dtype=torch.float32, out=acc), reps=20)
     del dst
     a = torch.randn((8192, 8192), dtype=torch.bfloat16, device="cuda")
     b = torch.randn((8192, 8192), dtype=torch.bfloat16, device="cuda")
