@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: Apache-2.0
+"""One entry point for every GPU benchmark of the series.
+
+    python3 benchmarks/run.py --vllm-root DIR --out-dir OUT [--quick] [--only NAME,...]
+
+DIR holds the fork's vllm/ (a source tree, or an unpacked `./vllm-fork bundle`).
+Runs, in order, each in its own process (a crash in one does not stop the rest):
+
+  replay   attention-bucket replay of serving Qwen3.5-27B (benchmarks/replay_attention.py)
+  decode   q=1 decode: page-contiguous op vs unified_attention vs ROCM_ATTN today
+  prefill  q=4096 chunk: aligned Triton paged prefill vs unified_attention vs context_attention_fwd
+  prefix   prefix_prefill tiles: 32/32 vs 128/64 vs the chosen tiles, and the mask fix's cost
+
+Each writes JSON (with the environment) and a PNG under OUT/<name>/. --quick
+trims every benchmark to a few points so the whole run takes a few minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# name -> (script, full arguments, extra arguments in --quick mode)
+BENCHMARKS = {
+    "replay": ("replay_attention.py", [], ["--quick"]),
+    "decode": (
+        "kernels/bench_decode_page_contiguous.py",
+        [],
+        ["--pages", "784,832", "--seq-lens", "8192,32768", "--batches", "1,16", "--reps", "20"],
+    ),
+    "prefill": ("kernels/bench_prefill_paged.py", [], ["--contexts", "0,12288,28672", "--pages", "784,832"]),
+    "prefix": ("kernels/bench_prefix_prefill_tiles.py", [], []),
+}
+# How each script names its output-folder and vLLM-root options.
+OUT_FLAG = {"prefill": "--out", "prefix": "--out"}
+TAKES_VLLM_ROOT = {"replay", "decode", "prefix"}
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--vllm-root", required=True)
+    p.add_argument("--out-dir", required=True)
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--only", default=",".join(BENCHMARKS))
+    args = p.parse_args()
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.abspath(args.vllm_root), env.get("PYTHONPATH")]))
+    names = [n for n in args.only.split(",") if n]
+    failed = []
+    for i, name in enumerate(names, start=1):
+        script, full, quick = BENCHMARKS[name]
+        out = os.path.join(args.out_dir, name)
+        os.makedirs(out, exist_ok=True)
+        cmd = [sys.executable, os.path.join(HERE, script), OUT_FLAG.get(name, "--out-dir"), out]
+        if name in TAKES_VLLM_ROOT:
+            cmd += ["--vllm-root", args.vllm_root]
+        cmd += full + (quick if args.quick else [])
+        print(f"[{i}/{len(names)}] {name}: {' '.join(cmd[1:])}", flush=True)
+        start = time.time()
+        with open(os.path.join(out, f"{name}.log"), "w") as log:
+            proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            for line in proc.stdout:
+                log.write(line)
+                if "arn" not in line:  # progress, without the import-time warnings
+                    print(f"  {name}| {line}", end="", flush=True)
+            proc.wait()
+        print(f"[{i}/{len(names)}] {name}: exit {proc.returncode} after {time.time() - start:.0f} s", flush=True)
+        if proc.returncode != 0:
+            failed.append(name)
+    print("failed: " + ", ".join(failed) if failed else "all benchmarks finished")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
