@@ -455,6 +455,98 @@ def plot(results: dict, path: str) -> None:
     fig.savefig(path, dpi=110)
 
 
+def analyze(results: dict, choice: str) -> dict:
+    """Compare one swept config (the tile choice) with 32/32 and 128/64.
+
+    Tiles are compared on the kernel before the block-table fix ("unfixed"):
+    the fix in the queue (a clamp) is not in a measured run, and where it is
+    compiled in at all (the context tile does not divide the page) it is
+    within about 1% of that kernel statically. The "fixed" run here is the
+    rejected masked-load variant, reported as a worst case.
+    """
+    rows = []
+    for r in results["shapes"]:
+        timed = r["unfixed"] or r["fixed"]
+
+        def ms(cfg, timed=timed):
+            return timed.get(cfg, {}).get("ms")
+
+        best_fixed = min(ms(OLD), ms(UPSTREAM))
+        masked = r["fixed"].get(choice, {}).get("ms")
+        rows.append(
+            {
+                "head_size": r["head_size"],
+                "page": r["page"],
+                "ms_32_32": ms(OLD),
+                "ms_128_64": ms(UPSTREAM),
+                "ms_choice": ms(choice),
+                "choice_over_32_32": ms(OLD) / ms(choice),
+                "choice_over_best_fixed": best_fixed / ms(choice),
+                "ms_choice_masked_variant": masked,
+                "masked_choice_over_best_fixed": best_fixed / masked
+                if masked
+                else None,
+                "first_call_s": {
+                    c: timed.get(c, {}).get("first_call_s")
+                    for c in (OLD, UPSTREAM, choice)
+                },
+                "fastest_swept": min(
+                    (c for c in timed if timed[c].get("ms")),
+                    key=lambda c: timed[c]["ms"],
+                ),
+            }
+        )
+    return {"choice": choice, "compared_on": "unfixed kernel", "rows": rows}
+
+
+def plot_choice(summary: dict, results: dict, path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = summary["rows"]
+    heads = sorted({r["head_size"] for r in rows})
+    fig, axes = plt.subplots(1, len(heads) + 1, figsize=(6 * (len(heads) + 1), 4.5))
+    for ax, h in zip(axes, heads):
+        sel = [r for r in rows if r["head_size"] == h]
+        xs = range(len(sel))
+        ax.bar(
+            [x - 0.2 for x in xs],
+            [r["ms_32_32"] / r["ms_128_64"] for r in sel],
+            0.4,
+            label=UPSTREAM + " (upstream)",
+        )
+        ax.bar(
+            [x + 0.2 for x in xs],
+            [r["choice_over_32_32"] for r in sel],
+            0.4,
+            label=summary["choice"] + " (choice)",
+        )
+        ax.axhline(1.0, color="k", lw=0.8)
+        ax.set_xticks(list(xs), [str(r["page"]) for r in sel])
+        ax.set_xlabel("page size (tokens)")
+        ax.set_ylabel(f"speedup over {OLD} (x)")
+        ax.set_title(f"head {h}, {results['dtype']}, H200")
+        ax.legend(loc="lower right")
+    ax = axes[-1]
+    shapes = results["shapes"]
+    labels, vals = [], []
+    for r in shapes:
+        fixed = r["fixed"].get(summary["choice"], {}).get("ms")
+        unfixed = r["unfixed"].get(summary["choice"], {}).get("ms")
+        if fixed and unfixed:
+            labels.append(f"{r['head_size']}/{r['page']}")
+            vals.append(100 * (fixed / unfixed - 1))
+    ax.bar(range(len(vals)), vals)
+    ax.axhline(1.0, color="r", lw=0.8, ls="--")
+    ax.set_xticks(range(len(vals)), labels, rotation=60)
+    ax.set_ylabel("masked / unmasked - 1 (%)")
+    ax.set_title(f"masked block-table load (rejected), {summary['choice']}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
 def write_json(results: dict, args) -> None:
     stem = "cpu_check" if args.cpu_check else "tiles_h200"
     with open(os.path.join(args.out, f"{stem}.json"), "w") as f:
@@ -486,7 +578,39 @@ def main() -> int:
         "results are written after every shape either way",
     )
     ap.add_argument("--cpu-check", action="store_true")
+    ap.add_argument(
+        "--analyze",
+        metavar="JSON",
+        help="no run: compare --choice with 32/32 and 128/64 in a results file",
+    )
+    ap.add_argument("--choice", default="128/64/64/8")
     args = ap.parse_args()
+    if args.analyze:
+        with open(args.analyze) as f:
+            results = json.load(f)
+        summary = analyze(results, args.choice)
+        stem = os.path.splitext(args.analyze)[0] + "_choice"
+        with open(stem + ".json", "w") as f:
+            json.dump(summary, f, indent=1)
+        try:
+            plot_choice(summary, results, stem + ".png")
+        except ImportError as exc:
+            print(f"no plot: {exc}")
+        print(f"choice {args.choice} (ms on the kernel before the bound fix)")
+        print(
+            "head  page  32/32   128/64  choice  x32/32 x_best  masked:x_best"
+            "  first-call s"
+        )
+        for r in summary["rows"]:
+            fc = r["first_call_s"]
+            print(
+                f"{r['head_size']:4d} {r['page']:5d} {r['ms_32_32']:7.2f} "
+                f"{r['ms_128_64']:7.2f} {r['ms_choice']:7.2f} "
+                f"{r['choice_over_32_32']:6.2f} {r['choice_over_best_fixed']:6.3f} "
+                f"{r['masked_choice_over_best_fixed'] or 0:13.3f}  "
+                + "/".join(f"{v:.1f}" for v in fc.values())
+            )
+        return 0
     _REP_MS[0] = args.rep_ms
     if args.cpu_check:
         args.configs = ["16/16/16/4", "32/32/32/4", "32/16/32/4"]

@@ -88,7 +88,9 @@ def install(base: Base, tree: Path, venv: Path, log) -> Path:
         reqs += ["-r", str(tree / req)]
     _run([*pip, base.environment.torch, *reqs, *base.environment.extra, *GATE_TOOLS, *BUILD_TOOLS], log, env)
     log(f"[4/{steps}] installing the fork (VLLM_TARGET_DEVICE=empty, editable, Python only)")
-    env_empty = dict(env, VLLM_TARGET_DEVICE="empty")
+    # The version stays the release's: setuptools-scm would otherwise derive
+    # 0.33.1.devN+g<sha> from the fork's commits on top of the tag.
+    env_empty = dict(env, VLLM_TARGET_DEVICE="empty", SETUPTOOLS_SCM_PRETEND_VERSION=base.version)
     _run([*pip, "--no-deps", "--no-build-isolation", "-e", str(tree)], log, env_empty)
     check = subprocess.run(
         [str(python), "-c", "import vllm, sys; print(vllm.__file__)"],
