@@ -234,3 +234,61 @@ def test_bisect_runs_each_patch_tests(queue: Queue, capsys: pytest.CaptureFixtur
     assert "import vllm.page failed: SyntaxError" in steps[3].detail
     assert "1 failed" in steps[4].detail
     assert run_git(queue.fork, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main", "bisect restores HEAD"
+
+
+HOOK_CONFIG = """\
+repos:
+- repo: local
+  hooks:
+  - id: check-forbidden-word
+    name: No FORBIDDEN in Python files
+    entry: python tools/pre_commit/check_forbidden_word.py
+    language: python
+    types: [python]
+  - id: ci-only
+    name: Runs in CI only
+    entry: python tools/pre_commit/always_fails.py
+    language: python
+    stages: [manual]
+"""
+HOOK_SCRIPT = """\
+import sys
+
+bad = [f for f in sys.argv[1:] if "FORBIDDEN" in open(f).read()]
+print("\\n".join(bad))
+sys.exit(1 if bad else 0)
+"""
+
+
+def test_gate_runs_the_trees_own_hooks_on_touched_files(
+    queue: Queue, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    from vllm_fork import checks
+    from vllm_fork.bases import load_base
+
+    bindir = Path(sys.executable).parent
+    if not ((bindir / "ruff").exists() and (bindir / "typos").exists()):
+        pytest.skip("ruff and typos are not installed beside this Python (the fork venv has them).")
+    assert main(queue.argv("build", "--no-venv")) == 0
+    queue.commit(
+        "[Misc] Add hooks\n\nThe tree's own gate.\n",
+        {
+            ".pre-commit-config.yaml": HOOK_CONFIG,
+            "tools/pre_commit/check_forbidden_word.py": HOOK_SCRIPT,
+            "tools/pre_commit/always_fails.py": "raise SystemExit(1)\n",
+        },
+    )
+    run_git(queue.fork, "tag", "-f", "v1.0.0")  # the hooks are part of the base
+    base = load_base(queue.root, "v1.0.0")
+    queue.commit(GOOD_MESSAGE.format(title="Clean"), {"vllm/clean.py": "x = 1\n"})
+    assert checks.gate(base, queue.fork, Path(sys.executable), lambda m: None) == []
+    queue.commit(
+        GOOD_MESSAGE.format(title="Dirty"),
+        {"vllm/dirty.py": "x=1  # FORBIDDEN\n", "vllm/untouched_ok.py": "y = 2\n"},
+    )
+    findings = checks.gate(base, queue.fork, Path(sys.executable), lambda m: None)
+    names = sorted(f.split(" failed")[0] for f in findings)
+    assert names == ["check-forbidden-word", "ruff format"], findings
+    assert all("vllm/dirty.py" in f for f in findings)
