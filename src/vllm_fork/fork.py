@@ -264,8 +264,25 @@ class PatchStatus:
     detail: str = ""
 
 
-def simulate(base_tree: Path, rev: str, patches: list[Path]) -> list[PatchStatus]:
-    """Apply the patches in order to a scratch index of `rev` (no work tree touched)."""
+def version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", version)[:3])
+
+
+def backported_from(patch: Patch) -> str | None:
+    """The upstream release a `Backport [vX.Y.Z]` patch came from, if it names one."""
+    for value in patch.trailer_values("Upstream-Status"):
+        match = re.match(r"Backport \[v?(\d+\.\d+(?:\.\d+)?)\]", value)
+        if match:
+            return match.group(1)
+    return None
+
+
+def simulate(base_tree: Path, rev: str, patches: list[Path], version: str = "") -> list[PatchStatus]:
+    """Apply the patches in order to a scratch index of `rev` (no work tree touched).
+
+    A patch is already upstream when its change is present (it reverse-applies)
+    or when it is a backport from a release no newer than `version`: then its
+    backport-only adaptations may keep it from reverse-applying exactly."""
     results = []
     with tempfile.TemporaryDirectory(prefix="vllm-fork-index-") as tmp:
         env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
@@ -280,8 +297,11 @@ def simulate(base_tree: Path, rev: str, patches: list[Path]) -> list[PatchStatus
             reverse = git(
                 base_tree, "apply", "--cached", "--check", "--reverse", str(path), env=env, check=False
             )
+            since = backported_from(patch)
             if reverse.returncode == 0:
                 results.append(PatchStatus(patch.name, "already upstream", "its change is already present"))
+            elif since and version and version_key(since) <= version_key(version):
+                results.append(PatchStatus(patch.name, "already upstream", f"backport from v{since}"))
             else:
                 detail = describe_failure(patch, forward.stderr)
                 results.append(PatchStatus(patch.name, "conflicting", detail))
@@ -290,7 +310,7 @@ def simulate(base_tree: Path, rev: str, patches: list[Path]) -> list[PatchStatus
 
 def status(base: Base, tree: Path, patches: list[Path]) -> tuple[list[PatchStatus], list[str]]:
     """Per patch: applied in the fork, applies, already upstream, or conflicting."""
-    results = simulate(tree, base.tag, patches)
+    results = simulate(tree, base.tag, patches, base.version)
     fork_ids = gitutil.commit_patch_ids(tree, f"{base.tag}..HEAD")
     base_ids = gitutil.commit_patch_ids(tree, base.tag)
     for result, path in zip(results, patches):

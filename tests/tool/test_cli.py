@@ -181,10 +181,13 @@ def test_status_reports_each_state(queue: Queue, capsys: pytest.CaptureFixture[s
     (queue.fork / "vllm/page.py").write_text((queue.fork / "vllm/page.py").read_text().replace("= 16", "= 64"))
     run_git(queue.fork, "commit", "-q", "-am", "upstream did it too")
     run_git(queue.fork, "tag", "-f", "v1.0.0")
-    (other / "series").write_text(f"{next(other.glob('0001-*')).name}\nconflict.patch\n")
+    backport = other / "backport.patch"
+    backport.write_text(conflicting.read_text().replace("Upstream-Status: Pending", "Upstream-Status: Backport [v0.9.0]"))
+    (other / "series").write_text(f"{next(other.glob('0001-*')).name}\nconflict.patch\nbackport.patch\n")
     assert main(queue.argv("status", "--series", str(other / "series"))) == 1
     out = capsys.readouterr().out
-    assert "already upstream" in out and "conflicting" in out
+    assert "already upstream  0001-" in out and "conflicting       conflict.patch" in out
+    assert "already upstream  backport.patch" in out and "backport from v0.9.0" in out
     del upstream
 
 
