@@ -15,6 +15,7 @@ UPSTREAM_FILES = {
     ".gitignore": "/vllm/_version.py\n*.egg-info/\n",
     "vllm/__init__.py": '"""Synthetic vLLM."""\n',
     "vllm/_version.py": "__version__ = version = '1.0.0'\n",
+    "tests/kernels/test_gpu_only.py": "def test_gpu() -> None:\n    raise AssertionError('needs a GPU')\n",
     "vllm/gpu_only.py": 'raise RuntimeError("Found no GPU")\n',
     "vllm/attn.py": "".join(f"LINE_{i} = {i}\n" for i in range(1, 41)),
     "vllm/page.py": textwrap.dedent(

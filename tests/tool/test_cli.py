@@ -231,8 +231,22 @@ def test_bisect_runs_each_patch_tests(queue: Queue, capsys: pytest.CaptureFixtur
         GOOD_MESSAGE.format(title="Fix it, break a test"),
         {"vllm/page.py": "x = 1\n", "tests/kernels/test_attn.py": "def test_x() -> None:\n    assert False\n"},
     )
+    gpu_test = (queue.fork / "tests/kernels/test_gpu_only.py").read_text()
+    queue.commit(
+        GOOD_MESSAGE.format(title="Extend a test file whose tests need a GPU"),
+        {"tests/kernels/test_gpu_only.py": gpu_test + "\n\ndef test_new() -> None:\n    assert True\n"},
+    )
+    queue.commit(
+        GOOD_MESSAGE.format(title="Add a failing test to it"),
+        {
+            "tests/kernels/test_gpu_only.py": gpu_test
+            + "\n\ndef test_new() -> None:\n    assert True\n\n\ndef test_bad() -> None:\n    assert False\n"
+        },
+    )
     steps = checks.bisect(load_base(queue.root, "v1.0.0"), queue.fork, Path(sys.executable), lambda m: None)
-    assert [s.ok for s in steps] == [True, True, True, False, False]
+    assert [s.ok for s in steps] == [True, True, True, False, False, True, False]
+    assert "fail before this patch too" in steps[5].detail
+    assert "new failures:" in steps[6].detail and "test_bad" in steps[6].detail
     assert "no tests of its own" in steps[0].detail and "1 passed" in steps[1].detail
     assert "import vllm.page failed: SyntaxError" in steps[3].detail
     assert "1 failed" in steps[4].detail
