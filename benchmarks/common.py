@@ -80,16 +80,20 @@ def ceilings(gib: float = 4.0) -> dict[str, float]:
     import torch
 
     n = int(gib * 2**30) // 2
-    src = torch.randn(n, dtype=torch.bfloat16, device="cuda")
-    dst = torch.empty_like(src)
-    copy_us = graph_time_us(lambda: dst.copy_(src), reps=20)
-    acc = torch.empty((), dtype=torch.float32, device="cuda")
-    read_us = graph_time_us(lambda: torch.sum(src, 0, dtype=torch.float32, out=acc), reps=20)
-    del dst
-    a = torch.randn((8192, 8192), dtype=torch.bfloat16, device="cuda")
-    b = torch.randn((8192, 8192), dtype=torch.bfloat16, device="cuda")
-    mm_us = graph_time_us(lambda: a @ b, reps=20)
-    del src, a, b
+    # One dict, cleared at the end, so the buffers are freed before the
+    # caller allocates its own.
+    buf = {"src": torch.randn(n, dtype=torch.bfloat16, device="cuda")}
+    buf["dst"] = torch.empty_like(buf["src"])
+    buf["acc"] = torch.empty((), dtype=torch.float32, device="cuda")
+    copy_us = graph_time_us(lambda: buf["dst"].copy_(buf["src"]), reps=20)
+    read_us = graph_time_us(
+        lambda: torch.sum(buf["src"], 0, dtype=torch.float32, out=buf["acc"]), reps=20
+    )
+    buf.clear()
+    buf["a"] = torch.randn((8192, 8192), dtype=torch.bfloat16, device="cuda")
+    buf["b"] = torch.randn((8192, 8192), dtype=torch.bfloat16, device="cuda")
+    mm_us = graph_time_us(lambda: buf["a"] @ buf["b"], reps=20)
+    buf.clear()
     torch.cuda.empty_cache()
     return {
         "copy_bandwidth_TBps": 2 * n * 2 / copy_us / 1e6,

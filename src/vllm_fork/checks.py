@@ -280,7 +280,7 @@ def gate(base: Base, tree: Path, python: Path, log) -> list[str]:
             out = new_mypy_errors(base, tree, argv, env, out, log)
             if not out:
                 continue
-        findings.append(f"{name} failed:\n" + "\n".join("    " + l for l in out.splitlines()[-40:]))
+        findings.append(f"{name} failed:\n" + "\n".join("    " + line for line in out.splitlines()[-40:]))
     return findings
 
 
