@@ -3,7 +3,10 @@
 vLLM's PR template asks for Overview, Claims, Validation and Details. A commit
 body may mark them with a line holding only `Overview:`, `Claims:`,
 `Validation:` or `Details:`; unmarked text before the first marker is the
-Overview.
+Overview. A body without markers is sorted by paragraph: the first is the
+Overview, one that starts with "Measured" a Claim, one that starts with
+"Test"/"Tested"/"The tests" Validation, the rest Details (an indented paragraph
+stays with the one before it).
 """
 
 from __future__ import annotations
@@ -16,7 +19,28 @@ SECTIONS = ("Overview", "Claims", "Validation", "Details")
 MARKER_RE = re.compile(r"^(Overview|Claims|Validation|Details):\s*$", re.IGNORECASE)
 
 
+CLAIM_RE = re.compile(r"^(Measured|Numbers)\b")
+VALIDATION_RE = re.compile(r"^(Tests?|Tested|The tests|Validat|Checked)\b")
+
+
+def sections_by_paragraph(message: str) -> dict[str, str]:
+    found: dict[str, list[str]] = {name: [] for name in SECTIONS}
+    current = "Overview"
+    for i, paragraph in enumerate(message.split("\n\n")):
+        if i and not paragraph.startswith((" ", "\t")):
+            if CLAIM_RE.match(paragraph):
+                current = "Claims"
+            elif VALIDATION_RE.match(paragraph):
+                current = "Validation"
+            else:
+                current = "Details"
+        found[current].append(paragraph)
+    return {name: "\n\n".join(parts).strip() for name, parts in found.items()}
+
+
 def sections(message: str) -> dict[str, str]:
+    if not any(MARKER_RE.match(line) for line in message.splitlines()):
+        return sections_by_paragraph(message)
     found: dict[str, list[str]] = {name: [] for name in SECTIONS}
     current = "Overview"
     for line in message.splitlines():

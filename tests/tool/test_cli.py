@@ -309,3 +309,19 @@ def test_gate_runs_the_trees_own_hooks_on_touched_files(
     names = sorted(f.split(" failed")[0] for f in findings)
     assert names == ["check-forbidden-word", "ruff format"], findings
     assert all("vllm/dirty.py" in f for f in findings)
+
+
+def test_upstream_sorts_unmarked_paragraphs_into_sections() -> None:
+    from vllm_fork.upstream import sections
+
+    body = (
+        "Why the change.\n\nMeasured on one GPU: 2x.\n\n  table row\n\n"
+        "Tests: fp32 reference.\n\nLeft out: fp8."
+    )
+    found = sections(body)
+    assert found["Overview"] == "Why the change."
+    assert found["Claims"] == "Measured on one GPU: 2x.\n\n  table row"
+    assert found["Validation"] == "Tests: fp32 reference."
+    assert found["Details"] == "Left out: fp8."
+    marked = sections("Intro.\nClaims:\nFast.\nDetails:\nMore.")
+    assert marked["Overview"] == "Intro." and marked["Claims"] == "Fast." and marked["Details"] == "More."
