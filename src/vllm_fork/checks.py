@@ -234,8 +234,6 @@ def local_python_hooks(tree: Path, python: Path) -> list[dict]:
     proc = subprocess.run([str(python), "-c", script], cwd=tree, capture_output=True, text=True)
     if proc.returncode != 0:
         raise ForkError("cannot read .pre-commit-config.yaml", proc.stderr[-2000:])
-    import json
-
     hooks = []
     for hook in json.loads(proc.stdout):
         entry = shlex.split(hook.get("entry", ""))

@@ -362,10 +362,8 @@ def apply_to_checkout(base: Base, target: Path, log) -> None:
     dirty = gitutil.is_dirty(target)
     if dirty:
         raise ForkError(f"refusing to apply: {target} has uncommitted changes", dirty.rstrip())
-    if git(target, "rev-parse", "--git-path", "rebase-apply", check=True).stdout.strip():
-        rebase_apply = target / git(target, "rev-parse", "--git-path", "rebase-apply").stdout.strip()
-        if rebase_apply.exists():
-            raise ForkError(f"{target} has a git am or rebase in progress")
+    if (target / git(target, "rev-parse", "--git-path", "rebase-apply").stdout.strip()).exists():
+        raise ForkError(f"{target} has a git am or rebase in progress")
     patches = base.patch_paths()
     problems = trial_apply(target, patches)
     if problems:

@@ -58,7 +58,6 @@ def test_base_commit_is_reproducible(queue: Queue) -> None:
 
 def target_checkout(queue: Queue, tmp_path: Path) -> Path:
     target = tmp_path / "user-vllm"
-    shutil.copytree(queue.root / "upstream-src", target) if (queue.root / "upstream-src").exists() else None
     run_git(tmp_path, "clone", "-q", str(queue.fork), str(target))
     run_git(target, "checkout", "-q", "-B", "mine", "v1.0.0")
     return target
@@ -170,7 +169,6 @@ def test_status_reports_each_state(queue: Queue, capsys: pytest.CaptureFixture[s
     # A patch whose change the base already has, and one that conflicts.
     other = queue.root / "patches" / "other"
     other.mkdir()
-    upstream = queue.fork / "up.patch"
     run_git(queue.fork, "format-patch", "-1", "-o", str(other), "HEAD~1")
     conflicting = other / "conflict.patch"
     text = next(other.glob("0001-*")).read_text()
@@ -188,7 +186,6 @@ def test_status_reports_each_state(queue: Queue, capsys: pytest.CaptureFixture[s
     out = capsys.readouterr().out
     assert "already upstream  0001-" in out and "conflicting       conflict.patch" in out
     assert "already upstream  backport.patch" in out and "backport from v0.9.0" in out
-    del upstream
 
 
 def test_upstream_strips_internal_trailers(queue: Queue, capsys: pytest.CaptureFixture[str]) -> None:
