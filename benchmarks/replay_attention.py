@@ -4,13 +4,15 @@
 For the 16 full-attention layers of Qwen3.5-27B (24 query heads, 4 KV heads,
 head 256, bf16), each request of a tier is replayed as vLLM schedules it:
 chunked prefill in 4096-token chunks (the last chunk is the shorter tail), then
-`--output-len` decode steps at batch `--decode-batch`. Three variants, same
+`--output-len` decode steps at batch `--decode-batch`. Four variants, same
 process, same random inputs, interleaved rounds:
 
   upstream_unified  unified_attention (TRITON_ATTN) on page 784
   upstream_rocm     chunked_prefill_paged_decode (ROCM_ATTN today) on page 784
-  series            page 832, paged_prefill_aligned for prefill chunks,
-                    decode_page_contiguous for decode
+  series            ROCM_ATTN with the series: page 832, paged_prefill_aligned
+                    for prefill chunks, decode_page_contiguous for decode
+  series_triton     TRITON_ATTN with the series: page 832, unified_attention
+                    for prefill chunks, decode_page_contiguous for decode
 
 Decode batch: vLLM's default max_num_seqs (256) never binds at these context
 lengths; what a tier's serving run has in flight does. The write-up's serving
@@ -40,8 +42,11 @@ import common  # noqa: E402
 LAYERS, HQ, HK, HS = 16, 24, 4, 256
 TIERS = {"4K-8K": (4096, 8192), "8K-16K": (8192, 16384), "16K-32K": (16384, 32768)}
 CHUNK = 4096
-VARIANTS = ("upstream_unified", "upstream_rocm", "series")
-PAGE = {"upstream_unified": 784, "upstream_rocm": 784, "series": 832}
+VARIANTS = ("upstream_unified", "upstream_rocm", "series", "series_triton")
+PAGE = {"upstream_unified": 784, "upstream_rocm": 784, "series": 832, "series_triton": 832}
+# Variants on TRITON_ATTN's cache layout, and the upstream path each replaces.
+TRITON_LAYOUT = ("upstream_unified", "series_triton")
+BASELINE = {"series": "upstream_rocm", "series_triton": "upstream_unified"}
 
 
 def parse_args() -> argparse.Namespace:
@@ -68,7 +73,7 @@ class Variant:
         self.pages = math.ceil(seq_len / page)
         nblocks = batch * self.pages
         dev, dt = "cuda", torch.bfloat16
-        if name == "upstream_unified":
+        if name in TRITON_LAYOUT:
             kv = torch.randn((nblocks, page, HK, 2 * HS), dtype=dt, device=dev, generator=gen)
             self.cache = kv.split(HS, dim=-1)
         else:
@@ -95,7 +100,7 @@ class Variant:
 
     def __call__(self) -> None:
         k, v = self.cache
-        if self.name == "upstream_unified":
+        if self.name == "upstream_unified" or (self.name == "series_triton" and self.q_len > 1):
             descale = self.one.expand((self.batch, HK))
             OPS["unified"](
                 q=self.q, k=k, v=v, out=self.out, cu_seqlens_q=self.cu_q,
@@ -236,8 +241,9 @@ def summarize(results: list[dict]) -> dict:
         for v in VARIANTS:
             t[v]["prefill_roofline_pct"] = 100 * floor_pre / 1e3 / t[v]["prefill_ms"]
             t[v]["decode_roofline_pct"] = 100 * floor_dec / 1e3 / t[v]["decode_ms"]
-        for up in ("upstream_unified", "upstream_rocm"):
-            t[f"series_over_{up}"] = t["series"]["total_ms"] / t[up]["total_ms"]
+        for series, up in BASELINE.items():
+            t[f"{series}_over_{up}"] = t[series]["total_ms"] / t[up]["total_ms"]
+        t["series_over_upstream_unified"] = t["series"]["total_ms"] / t["upstream_unified"]["total_ms"]
         tiers[tier] = t
     return tiers
 
@@ -259,10 +265,15 @@ def markdown(summary: dict, ceil: dict, env: dict, args) -> str:
                 f"| {tier} | {v} | {r['prefill_ms']:.2f} | {r['decode_ms']:.2f} | {r['total_ms']:.2f} "
                 f"| {r['prefill_roofline_pct']:.0f}% | {r['decode_roofline_pct']:.0f}% |"
             )
-    lines += ["", "| tier | series / upstream_unified | series / upstream_rocm |", "| --- | ---: | ---: |"]
+    lines += [
+        "",
+        "| tier | series / upstream_rocm | series_triton / upstream_unified | series / upstream_unified |",
+        "| --- | ---: | ---: | ---: |",
+    ]
     for tier, t in summary.items():
         lines.append(
-            f"| {tier} | {t['series_over_upstream_unified']:.3f} | {t['series_over_upstream_rocm']:.3f} |"
+            f"| {tier} | {t['series_over_upstream_rocm']:.3f} | {t['series_triton_over_upstream_unified']:.3f} "
+            f"| {t['series_over_upstream_unified']:.3f} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -274,9 +285,9 @@ def plot(summary: dict, path: str) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(9, 4.5))
-    width = 0.27
+    width = 0.8 / len(VARIANTS)
     for i, v in enumerate(VARIANTS):
-        xs = [j + (i - 1) * width for j in range(len(summary))]
+        xs = [j + (i - (len(VARIANTS) - 1) / 2) * width for j in range(len(summary))]
         pre = [summary[t][v]["prefill_ms"] for t in summary]
         dec = [summary[t][v]["decode_ms"] for t in summary]
         ax.bar(xs, pre, width, label=f"{v} prefill", color=f"C{i}")
@@ -284,7 +295,7 @@ def plot(summary: dict, path: str) -> None:
     ax.set_xticks(range(len(summary)), list(summary))
     ax.set_ylabel("attention ms per request (16 layers)")
     ax.set_title("Qwen3.5-27B attention replay: upstream (page 784) vs series (page 832)")
-    ax.legend(fontsize=7, ncol=3)
+    ax.legend(fontsize=7, ncol=4)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
 

@@ -9,7 +9,8 @@ Runs, in order, each in its own process (a crash in one does not stop the rest):
   replay   attention-bucket replay of serving Qwen3.5-27B (benchmarks/replay_attention.py)
   decode   q=1 decode: page-contiguous op vs unified_attention vs ROCM_ATTN today
   prefill  q=4096 chunk: aligned Triton paged prefill vs unified_attention vs context_attention_fwd
-  prefix   prefix_prefill tiles: 32/32 vs 128/64 vs the chosen tiles, and the mask fix's cost
+  prefix   prefix_prefill tiles: 32/32 vs 128/64 vs the chosen tiles, and the block-table
+           fix's cost against the release's kernel (from the bundle's base/ folder)
 
 Each writes JSON (with the environment) and a PNG under OUT/<name>/. --quick
 trims every benchmark to a few points so the whole run takes a few minutes.
@@ -39,6 +40,8 @@ BENCHMARKS = {
 # How each script names its output-folder and vLLM-root options.
 OUT_FLAG = {"prefill": "--out", "prefix": "--out"}
 TAKES_VLLM_ROOT = {"replay", "decode", "prefix"}
+# Where `./vllm-fork bundle` puts the release's own version of a modified file.
+BASE_PREFIX_PREFILL = "base/vllm/v1/attention/ops/prefix_prefill.py"
 
 
 def main() -> int:
@@ -59,6 +62,9 @@ def main() -> int:
         cmd = [sys.executable, os.path.join(HERE, script), OUT_FLAG.get(name, "--out-dir"), out]
         if name in TAKES_VLLM_ROOT:
             cmd += ["--vllm-root", args.vllm_root]
+        if name == "prefix" and os.path.exists(UNFIXED_PREFIX := os.path.join(args.vllm_root, BASE_PREFIX_PREFILL)):
+            # A bundle carries the release's prefix_prefill.py: time the block-table fix.
+            cmd += ["--unfixed-kernel", UNFIXED_PREFIX]
         cmd += full + (quick if args.quick else [])
         print(f"[{i}/{len(names)}] {name}: {' '.join(cmd[1:])}", flush=True)
         start = time.time()

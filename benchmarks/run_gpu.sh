@@ -29,4 +29,16 @@ if [ -n "$tests" ]; then
   # (pydantic, ...); where they are missing those files report collection errors.
   (cd "$work" && python3 -m pytest -q -p no:cacheprovider --noconftest --continue-on-collection-errors $tests) 2>&1 | tee "$out/gpu-tests.log" | tail -5
 fi
+# The prefix_prefill block-table bound under compute-sanitizer: the fixed
+# kernel must show 0 errors, the release's (bundle base/) invalid reads.
+cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+if [ -n "$cs" ]; then
+  mkdir -p "$out/prefix"
+  for k in fixed unfixed; do
+    PYTORCH_NO_CUDA_MEMORY_CACHING=1 timeout 300 "$cs" --tool memcheck --print-limit 3 \
+      python3 "$root/benchmarks/kernels/prefix_prefill_row_end.py" "$work" $k \
+      "$work/base/vllm/v1/attention/ops/prefix_prefill.py" > "$out/prefix/sanitizer_$k.txt" 2>&1
+    grep -hE "ERROR SUMMARY|launched" "$out/prefix/sanitizer_$k.txt"
+  done
+fi
 python3 "$root/benchmarks/run.py" --vllm-root "$work" --out-dir "$out" "$@"

@@ -203,6 +203,13 @@ def cmd_bundle(ctx: Ctx, args: argparse.Namespace) -> int:
             if (tree / name).exists():
                 tar.add(tree / name, name, filter=keep)
         add_text(tar, "series-tests.txt", "".join(t + "\n" for t in series_tests))
+        # The release's own version of every vllm/ file the series modifies, so
+        # a benchmark can time upstream side by side (e.g. base/vllm/v1/
+        # attention/ops/prefix_prefill.py before the block-table fix).
+        modified = gitutil.git(tree, "diff", "--name-only", "--diff-filter=M", f"{base.tag}..HEAD").stdout.split()
+        for name in modified:
+            if name.startswith("vllm/"):
+                add_text(tar, f"base/{name}", gitutil.git(tree, "show", f"{base.tag}:{name}").stdout)
     print(f"bundle: {out} ({out.stat().st_size / 2**20:.1f} MiB, {len(series_tests)} series test files)")
     return 0
 

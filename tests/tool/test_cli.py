@@ -322,3 +322,21 @@ def test_upstream_sorts_unmarked_paragraphs_into_sections() -> None:
     assert found["Details"] == "Left out: fp8."
     marked = sections("Intro.\nClaims:\nFast.\nDetails:\nMore.")
     assert marked["Overview"] == "Intro." and marked["Claims"] == "Fast." and marked["Details"] == "More."
+
+
+def test_bundle_carries_the_release_version_of_modified_files(
+    queue: Queue, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import tarfile
+
+    build_with_patches(queue, capsys)
+    out = tmp_path / "bundle.tgz"
+    assert main(queue.argv("bundle", "-o", str(out))) == 0
+    with tarfile.open(out) as tar:
+        names = set(tar.getnames())
+        base_attn = tar.extractfile("base/vllm/attn.py").read().decode()  # type: ignore[union-attr]
+        attn = tar.extractfile("vllm/attn.py").read().decode()  # type: ignore[union-attr]
+    assert "LINE_20 = 20\n" in base_attn and "LINE_20 = 2000" in attn
+    # Only vllm/ files: tests the series touches are not carried as base.
+    assert "tests/kernels/test_attn.py" in names
+    assert not any(n.startswith("base/tests/") for n in names)
