@@ -35,7 +35,11 @@ BENCHMARKS = {
         ["--pages", "784,832", "--seq-lens", "8192,32768", "--batches", "1,16", "--reps", "20"],
     ),
     "prefill": ("kernels/bench_prefill_paged.py", [], ["--contexts", "0,12288,28672", "--pages", "784,832"]),
-    "prefix": ("kernels/bench_prefix_prefill_tiles.py", [], []),
+    "prefix": (
+        "kernels/bench_prefix_prefill_tiles.py",
+        [],
+        ["--pages", "544,832", "--configs", "32/32/32/4,128/64/32/4,128/64/64/8", "--rep-ms", "100"],
+    ),
 }
 # How each script names its output-folder and vLLM-root options.
 OUT_FLAG = {"prefill": "--out", "prefix": "--out"}
