@@ -102,23 +102,28 @@ def ceilings(gib: float = 4.0) -> dict[str, float]:
     }
 
 
-def environment() -> dict[str, str]:
+def environment() -> dict[str, object]:
+    """GPU, driver, library versions, the command line and the fork commit
+    (FORK_COMMIT, set by whoever made the bundle)."""
     import torch
     import triton
 
-    env = {
-        "gpu": torch.cuda.get_device_name(),
+    env: dict[str, object] = {
         "torch": torch.__version__,
         "triton": triton.__version__,
         "python": platform.python_version(),
-        "cuda": str(torch.version.cuda),
+        "command": " ".join([os.path.basename(sys.executable)] + sys.argv),
+        "fork_commit": os.environ.get("FORK_COMMIT", "unknown"),
     }
-    try:
-        env["driver"] = subprocess.run(
-            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-            capture_output=True, text=True, timeout=20,
-        ).stdout.strip()
-    except Exception as exc:  # noqa: BLE001
-        env["driver"] = f"unknown ({exc})"
-    env["fork_commit"] = os.environ.get("FORK_COMMIT", "unknown")
+    if torch.cuda.is_available():
+        env["gpu"] = torch.cuda.get_device_name()
+        env["sm_count"] = torch.cuda.get_device_properties(0).multi_processor_count
+        env["cuda"] = str(torch.version.cuda)
+        try:
+            env["driver"] = subprocess.run(
+                ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                capture_output=True, text=True, timeout=20,
+            ).stdout.strip()
+        except Exception as exc:  # noqa: BLE001
+            env["driver"] = f"unknown ({exc})"
     return env

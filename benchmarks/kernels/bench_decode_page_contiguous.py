@@ -31,9 +31,7 @@ import argparse
 import json
 import math
 import os
-import platform
 import statistics
-import subprocess
 import sys
 import time
 
@@ -55,6 +53,9 @@ def parse_args() -> argparse.Namespace:
     return p.parse_args()
 
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from common import environment, log  # noqa: E402
+
 ARGS = parse_args()
 if ARGS.vllm_root:
     sys.path.insert(0, os.path.abspath(ARGS.vllm_root))
@@ -66,10 +67,6 @@ import triton.language as tl  # noqa: E402
 T0 = time.time()
 DEV = torch.device("cuda")
 DTYPE = torch.bfloat16
-
-
-def log(msg: str) -> None:
-    print(f"[{time.time() - T0:7.1f}s] {msg}", flush=True)
 
 
 # --------------------------------------------------------------------- timing
@@ -137,27 +134,6 @@ def measure_ceilings(n: int = 2 << 30) -> dict:
     t = time_graph(lambda: torch.matmul(a, b), 10)
     res["bf16_matmul_TFLOPs"] = 2 * m**3 / t / 1e6
     return res
-
-
-def environment() -> dict:
-    env = {
-        "gpu": torch.cuda.get_device_name(),
-        "sm_count": torch.cuda.get_device_properties(0).multi_processor_count,
-        "torch": torch.__version__,
-        "triton": triton.__version__,
-        "cuda": torch.version.cuda,
-        "python": platform.python_version(),
-    }
-    try:
-        env["driver"] = subprocess.run(
-            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-            capture_output=True,
-            text=True,
-            timeout=20,
-        ).stdout.strip()
-    except Exception as e:  # noqa: BLE001
-        env["driver"] = f"unknown ({e})"
-    return env
 
 
 # ---------------------------------------------------------------------- vLLM

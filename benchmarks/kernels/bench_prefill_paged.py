@@ -34,9 +34,11 @@ import argparse
 import json
 import math
 import os
-import platform
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import common  # noqa: E402
 
 import torch
 
@@ -386,16 +388,7 @@ def main(argv: list[str] | None = None) -> int:
     baseline_pages = {int(c) for c in args.baseline_pages.split(",")}
     skip = set(filter(None, args.skip.split(",")))
 
-    import triton
-
-    env = {
-        "gpu": torch.cuda.get_device_name(),
-        "torch": torch.__version__,
-        "triton": triton.__version__,
-        "cuda": torch.version.cuda,
-        "python": platform.python_version(),
-        "command": " ".join([os.path.basename(sys.executable)] + sys.argv),
-    }
+    env = common.environment()
     print(env, flush=True)
     result: dict = {"environment": env, "q": args.q}
     result["ceilings"] = ceilings()

@@ -44,14 +44,15 @@ import argparse
 import importlib.util
 import json
 import os
-import platform
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import common  # noqa: E402
 
 PAGES = [544, 784, 832, 1040, 1056, 1024]
 HEAD_SIZES = [128, 256]
@@ -340,28 +341,7 @@ def ceilings() -> dict:
 
 
 def environment() -> dict:
-    import torch
-    import triton
-
-    env = {
-        "python": platform.python_version(),
-        "torch": torch.__version__,
-        "triton": triton.__version__,
-        "numpy": __import__("numpy").__version__,
-        "hostname": platform.node(),
-    }
-    if torch.cuda.is_available():
-        env["gpu"] = torch.cuda.get_device_name()
-        env["cuda"] = str(torch.version.cuda)
-        try:
-            env["driver"] = subprocess.run(
-                ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                capture_output=True,
-                text=True,
-                timeout=20,
-            ).stdout.strip()
-        except Exception as exc:  # noqa: BLE001
-            env["driver"] = f"unknown ({exc})"
+    env = common.environment()
     env["vllm_root"] = os.environ.get("BENCH_VLLM_LABEL", "")
     return env
 
