@@ -172,15 +172,22 @@ TAIL_MOD = source_variant("tail_in_loop", PREFETCH_BT + TAIL_IN_LOOP)
 
 
 class _Launch:
-    """Stand-in for a kernel in op's namespace: kernel[grid](...) with extras."""
+    """Stand-in for a kernel in op's namespace: kernel[grid](...) with extras;
+    dim_block re-splits the combine's grid over the head dim."""
 
-    def __init__(self, kernel, skip=False, **extra):
-        self.kernel, self.skip, self.extra = kernel, skip, extra
+    def __init__(self, kernel, skip=False, dim_block=None, **extra):
+        self.kernel, self.skip, self.dim_block, self.extra = kernel, skip, dim_block, extra
 
     def __getitem__(self, grid):
         def run(*args, **kwargs):
-            if not self.skip:
-                self.kernel[grid](*args, **kwargs, **self.extra)
+            if self.skip:
+                return
+            g = grid
+            if self.dim_block:
+                g = (grid[0], grid[1], kwargs["HEAD_SIZE_PADDED"] // self.dim_block)
+                kwargs["DIM_BLOCK"] = self.dim_block
+            kwargs.update(self.extra)
+            self.kernel[g](*args, **kwargs)
         return run
 
 
@@ -189,6 +196,11 @@ VARIANTS = {
     "main_only": (ORIG_MAIN, _Launch(ORIG_REDUCE, skip=True)),
     "pdl": (ORIG_MAIN, _Launch(_reduce_pdl, launch_pdl=True)),
     "pdl_trigger": (_Launch(_main_trigger), _Launch(_reduce_pdl, launch_pdl=True)),
+    "combine_dim16_w4": (ORIG_MAIN, _Launch(ORIG_REDUCE, dim_block=16)),
+    "combine_dim32_w4": (ORIG_MAIN, _Launch(ORIG_REDUCE, dim_block=32)),
+    "combine_dim32_w2": (ORIG_MAIN, _Launch(ORIG_REDUCE, dim_block=32, num_warps=2)),
+    "combine_dim64_w2": (ORIG_MAIN, _Launch(ORIG_REDUCE, dim_block=64, num_warps=2)),
+    "combine_dim128_w8": (ORIG_MAIN, _Launch(ORIG_REDUCE, dim_block=128, num_warps=8)),
     "prefetch_bt": (PREFETCH_MOD._decode_page_contiguous_kernel, ORIG_REDUCE),
     "prefetch_tail_in_loop": (TAIL_MOD._decode_page_contiguous_kernel, ORIG_REDUCE),
 }
