@@ -10,7 +10,12 @@ by a 512 MiB read before each replay, untimed):
   * split counts around the shipped rule;
   * the combine launched with programmatic dependent launch (PDL, CUDA only):
     the combine waits in griddepcontrol.wait instead of behind a full launch,
-    with and without an early trigger in the main kernel.
+    with and without an early trigger in the main kernel;
+  * the combine's grid and warps, 3 pipeline stages;
+  * edits of the kernel source (prefetched block ids, the last tile inside
+    the loop, one loop over all tiles): written against the op before it
+    got its single tile loop; with the current op they report themselves
+    not applicable.
 Per-kernel durations inside the graph come from torch.profiler.
 
     PYTHONPATH=BUNDLE python3 benchmarks/experiments/decode_batch1_latency.py --out OUT
@@ -38,7 +43,7 @@ import vllm.v1.attention.ops.decode_page_contiguous as op  # noqa: E402
 P = argparse.ArgumentParser()
 P.add_argument("--out", default=".")
 P.add_argument("--reps", type=int, default=100)
-P.add_argument("--variants", default="shipped,main_only,prefetch_bt,prefetch_tail_in_loop")
+P.add_argument("--variants", default="shipped,main_only,pdl")
 P.add_argument("--batches", default="1")
 ARGS = P.parse_args()
 sys.argv = sys.argv[:1]  # the decode benchmark parses its own at import
@@ -143,9 +148,13 @@ PREFETCH_BT = [
 
 
 def source_variant(name, replacements):
+    """The op's module with its kernel source edited; None where the edit
+    does not apply (the edits target the op before its single tile loop)."""
     src = open(op.__file__).read()
     for old, new in replacements:
-        assert src.count(old) == 1, (name, old[:60])
+        if src.count(old) != 1:
+            log(f"variant {name}: not applicable to this version of the op")
+            return None
         src = src.replace(old, new)
     path = os.path.join(tempfile.mkdtemp(), f"dpc_{name}.py")
     with open(path, "w") as f:
@@ -169,6 +178,64 @@ TAIL_IN_LOOP = [
     ("    if has_last_tile:\n", "    if has_last_tile & (num_tiles < 0):\n"),
 ]
 TAIL_MOD = source_variant("tail_in_loop", PREFETCH_BT + TAIL_IN_LOOP)
+# One pipelined loop over all tiles instead of pages x tiles: the next
+# tile's block id is read one iteration ahead, so loads run on across page
+# boundaries instead of draining at each one.
+FLAT_LOOP = [
+    (
+        """    for page_idx in range(
+        tile_start // TILES_PER_PAGE, tl.cdiv(loop_end, TILES_PER_PAGE)
+    ):
+        block_idx = tl.load(block_table_row + page_idx).to(tl.int64)
+        k_page_ptr = k_head_ptr + block_idx * stride_k_blk
+        v_page_ptr = v_head_ptr + block_idx * stride_v_blk
+        first = tl.maximum(tile_start - page_idx * TILES_PER_PAGE, 0)
+        last = tl.minimum(loop_end - page_idx * TILES_PER_PAGE, TILES_PER_PAGE)
+        for tile_idx in range(first, last):
+            page_offs = tile_idx * TILE_SIZE + offs_t
+            m_i, l_i, acc = _attend_tile(
+                q,
+                m_i,
+                l_i,
+                acc,
+                k_page_ptr,
+                v_page_ptr,
+""",
+        """    blk = tl.load(
+        block_table_row + tile_start // TILES_PER_PAGE,
+        mask=tile_start < loop_end,
+        other=0,
+    ).to(tl.int64)
+    for tile_idx in range(tile_start, loop_end):
+        next_blk = tl.load(
+            block_table_row + (tile_idx + 1) // TILES_PER_PAGE,
+            mask=tile_idx + 1 < loop_end,
+            other=0,
+        ).to(tl.int64)
+        if True:
+            page_offs = (tile_idx % TILES_PER_PAGE) * TILE_SIZE + offs_t
+            m_i, l_i, acc = _attend_tile(
+                q,
+                m_i,
+                l_i,
+                acc,
+                k_head_ptr + blk * stride_k_blk,
+                v_head_ptr + blk * stride_v_blk,
+""",
+    ),
+    (
+        """                DOT_PRECISION,
+            )
+    if has_last_tile:
+""",
+        """                DOT_PRECISION,
+            )
+        blk = next_blk
+    if has_last_tile:
+""",
+    ),
+]
+FLAT_MOD = source_variant("flat", FLAT_LOOP)
 
 
 class _Launch:
@@ -201,9 +268,17 @@ VARIANTS = {
     "combine_dim32_w2": (ORIG_MAIN, _Launch(ORIG_REDUCE, dim_block=32, num_warps=2)),
     "combine_dim64_w2": (ORIG_MAIN, _Launch(ORIG_REDUCE, dim_block=64, num_warps=2)),
     "combine_dim128_w8": (ORIG_MAIN, _Launch(ORIG_REDUCE, dim_block=128, num_warps=8)),
-    "prefetch_bt": (PREFETCH_MOD._decode_page_contiguous_kernel, ORIG_REDUCE),
-    "prefetch_tail_in_loop": (TAIL_MOD._decode_page_contiguous_kernel, ORIG_REDUCE),
+    "shipped_3_stages": (_Launch(ORIG_MAIN, num_stages=3), ORIG_REDUCE),
 }
+for _name, _mod, _stages in (
+    ("prefetch_bt", PREFETCH_MOD, None),
+    ("prefetch_tail_in_loop", TAIL_MOD, None),
+    ("flat_loop", FLAT_MOD, None),
+    ("flat_loop_3_stages", FLAT_MOD, 3),
+):
+    if _mod is not None:
+        kernel = _mod._decode_page_contiguous_kernel
+        VARIANTS[_name] = (_Launch(kernel, num_stages=_stages) if _stages else kernel, ORIG_REDUCE)
 VARIANTS = {k: v for k, v in VARIANTS.items() if k in ARGS.variants.split(",")}
 
 
