@@ -9,11 +9,13 @@ none of the Triton ops benchmarked here call it.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import types
 
@@ -40,6 +42,29 @@ def stub_rocm_platform_module() -> None:
         stub = types.ModuleType("vllm.platforms.rocm")
         stub.use_rocm_custom_paged_attention = lambda *a, **k: False
         sys.modules["vllm.platforms.rocm"] = stub
+
+
+def edited_module(src: str, name: str, edits) -> tuple[types.ModuleType, str]:
+    """Import a copy of a module's source with edits applied (experiments
+    that try kernel variants without touching the fork). Each edit is
+    (old, new), `old` occurring exactly once, or a function of the source.
+    Returns the module and its edited source; ValueError names an edit
+    that does not apply."""
+    for edit in edits:
+        if callable(edit):
+            src = edit(src)
+            continue
+        old, new = edit
+        if src.count(old) != 1:
+            raise ValueError(f"{name}: edit does not apply: {old[:60]!r}")
+        src = src.replace(old, new)
+    path = os.path.join(tempfile.mkdtemp(), f"{name}.py")
+    with open(path, "w") as f:
+        f.write(src)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod, src
 
 
 def graph_time_us(fn, reps: int = 30, rounds: int = 1) -> float:

@@ -22,12 +22,10 @@ Per-kernel durations inside the graph come from torch.profiler.
 """
 
 import argparse
-import importlib.util
 import json
 import os
 import statistics
 import sys
-import tempfile
 
 import torch
 import triton
@@ -36,7 +34,7 @@ from triton.language.extra.cuda import gdc_launch_dependents, gdc_wait
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.join(HERE, ".."), os.path.join(HERE, "..", "kernels")]
-from common import environment, log  # noqa: E402
+from common import edited_module, environment, log  # noqa: E402
 
 import vllm.v1.attention.ops.decode_page_contiguous as op  # noqa: E402
 
@@ -150,19 +148,11 @@ PREFETCH_BT = [
 def source_variant(name, replacements):
     """The op's module with its kernel source edited; None where the edit
     does not apply (the edits target the op before its single tile loop)."""
-    src = open(op.__file__).read()
-    for old, new in replacements:
-        if src.count(old) != 1:
-            log(f"variant {name}: not applicable to this version of the op")
-            return None
-        src = src.replace(old, new)
-    path = os.path.join(tempfile.mkdtemp(), f"dpc_{name}.py")
-    with open(path, "w") as f:
-        f.write(src)
-    spec = importlib.util.spec_from_file_location(f"dpc_{name}", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    try:
+        return edited_module(open(op.__file__).read(), f"dpc_{name}", replacements)[0]
+    except ValueError:
+        log(f"variant {name}: not applicable to this version of the op")
+        return None
 
 
 PREFETCH_MOD = source_variant("prefetch_bt", PREFETCH_BT)

@@ -12,6 +12,9 @@ Side by side, in one process on one GPU:
     split-K scratch TRITON_ATTN's metadata builder allocates;
   * ``rocm_paged_decode``: ROCM_ATTN's current decode path,
     chunked_prefill_paged_decode, on the x-packed layout.
+Peers, on page 832 only (they do not read pages): torch SDPA with its
+FlashAttention and cuDNN back ends (GQA, q=1) on *contiguous* K/V gathered
+from the same cache, as the issue measured them.
 
 Each point is timed by CUDA-graph replay (one op call per graph, L2 flushed by
 reading a 512 MiB buffer before every replay, outside the timed events, so the
@@ -263,8 +266,55 @@ KERNELS = {
 }
 
 
+def sdpa_peer(backend: str):
+    """torch SDPA on contiguous K/V [batch, kv_heads, seq_len, head_size]."""
+
+    def make(case: Case, out: torch.Tensor):
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+
+        hs = ARGS.head_size
+        kv = case.kv[case.block_table.long()].flatten(1, 2)[:, : case.seq_len]
+        k = kv[..., :hs].transpose(1, 2).contiguous()
+        v = kv[..., hs:].transpose(1, 2).contiguous()
+        del kv
+        q = case.q.unsqueeze(2)
+        be = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION}
+
+        def run():
+            # The output stays SDPA's own tensor: a copy into `out` would add
+            # a kernel to the timed graph. The caller copies it afterwards.
+            with sdpa_kernel([be[backend]]):
+                run.result = torch.nn.functional.scaled_dot_product_attention(
+                    q, k, v, scale=case.scale, enable_gqa=True
+                )
+
+        return run
+
+    return make
+
+
+PEERS = {
+    "sdpa_flash_contiguous": sdpa_peer("flash"),
+    "sdpa_cudnn_contiguous": sdpa_peer("cudnn"),
+}
+PEER_PAGE = 832
+
+
 def rel_l2(out: torch.Tensor, ref: torch.Tensor) -> float:
     return ((out[: ref.shape[0]].float() - ref).norm() / ref.norm()).item()
+
+
+def point_stats(case: Case, t: float, out, ref, read_bw: float, copy_bw: float) -> dict:
+    """Time, bandwidth against the run's ceilings and error of one kernel."""
+    gbps = case.bytes / t / 1e3
+    return {
+        "time_us": t,
+        "GBps": gbps,
+        "pct_copy": 100 * gbps / copy_bw,
+        "pct_read": 100 * gbps / read_bw,
+        "rel_l2_vs_fp32": rel_l2(out, ref),
+        "nan": bool(out.isnan().any()),
+    }
 
 
 def set_config(cfg: dict) -> None:
@@ -357,16 +407,19 @@ def main() -> None:
                 for name, make in KERNELS.items():
                     out = case.out()
                     t = time_graph(make(case, out), ARGS.reps)
-                    gbps = case.bytes / t / 1e3
                     outs[name] = out
-                    point[name] = {
-                        "time_us": t,
-                        "GBps": gbps,
-                        "pct_copy": 100 * gbps / copy_bw,
-                        "pct_read": 100 * gbps / read_bw,
-                        "rel_l2_vs_fp32": rel_l2(out, ref),
-                        "nan": bool(out.isnan().any()),
-                    }
+                    point[name] = point_stats(case, t, out, ref, read_bw, copy_bw)
+                if page == PEER_PAGE:
+                    for name, make in PEERS.items():
+                        out = case.out()
+                        try:
+                            fn = make(case, out)
+                            t = time_graph(fn, ARGS.reps)
+                        except Exception as e:  # noqa: BLE001
+                            log(f"{name} unavailable: {e!r}"[:300])
+                            continue
+                        out.copy_(fn.result.squeeze(2))
+                        point[name] = point_stats(case, t, out, ref, read_bw, copy_bw)
                 point["ours_vs_unified_rel_l2"] = rel_l2(
                     outs["page_contiguous"], outs["unified_attention"].float()
                 )
@@ -407,9 +460,12 @@ def plot(result: dict, path: str) -> None:
         pts = [p for p in result["points"] if p["page"] == page]
         labels = [f"b{p['batch']}\n{p['seq_len'] // 1024}K" for p in pts]
         xs = range(len(pts))
-        for name in KERNELS:
-            axes[0][col].plot(xs, [p[name]["time_us"] for p in pts], "o-", label=name)
-            axes[1][col].plot(xs, [p[name]["pct_read"] for p in pts], "o-", label=name)
+        for name in list(KERNELS) + list(PEERS):
+            if not all(name in p for p in pts):
+                continue
+            style = "o-" if name in KERNELS else "x--"
+            axes[0][col].plot(xs, [p[name]["time_us"] for p in pts], style, label=name)
+            axes[1][col].plot(xs, [p[name]["pct_read"] for p in pts], style, label=name)
         axes[0][col].set_yscale("log")
         axes[0][col].set_title(f"page {page}: time (us, log)")
         axes[1][col].set_title(f"page {page}: % of read-only bandwidth")
@@ -431,11 +487,14 @@ def plot(result: dict, path: str) -> None:
 
 
 def summary(result: dict) -> None:
-    print("\npage batch   len | " + " | ".join(f"{n[:22]:>22}" for n in KERNELS))
+    names = list(KERNELS) + list(PEERS)
+    print("\npage batch   len | " + " | ".join(f"{n[:22]:>22}" for n in names))
     for p in result["points"]:
         cells = [
             f"{p[n]['time_us']:8.1f}us {p[n]['pct_read']:5.1f}%R {p[n]['rel_l2_vs_fp32']:.0e}"
-            for n in KERNELS
+            if n in p
+            else f"{'-':>22}"
+            for n in names
         ]
         print(f"{p['page']:4d} {p['batch']:5d} {p['seq_len']:5d} | " + " | ".join(cells))
 

@@ -1,0 +1,481 @@
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: Copyright contributors to the vLLM project
+"""Batch-1 decode on an H200: how the timing method moves the numbers, where
+inside the main kernel the fixed time goes, and kernel variants (issue 4).
+
+Four parts (--parts), one process:
+  * methods: the op, upstream ``unified_attention``, torch SDPA (FlashAttention
+    and cuDNN back ends, contiguous K/V) and a plain read of the same bytes,
+    each timed four ways: one call per CUDA graph with the L2 flushed before
+    each replay (the decode benchmark's method), the same without the flush,
+    Triton's ``do_bench_cudagraph`` (many calls in one graph, no flush) and
+    Triton's ``do_bench`` (eager, its own L2 clear);
+  * timeline: the op's main kernel with %globaltimer/%clock64 stamps per
+    program (start, seq_len arrived, first block id arrived, loop done, last
+    tile done; the stamps wait on those values through branches) and the
+    graph's kernels from the profiler;
+  * variants: source edits of the op's kernel (EDITS below), timed with the
+    decode benchmark's method against the op as built, NaN in unused page
+    tails; --extra-splits adds forced split counts at batch 1;
+  * configs: other (tile, warps, stages) launch configs of the op or of a
+    variant (--configs-variant).
+The edits are written against the op before its near-equal splits (fork
+commit c47128d5); an edit that does not apply to the bundle's op stops
+with a message naming it.
+
+    PYTHONPATH=BUNDLE python3 benchmarks/experiments/decode_batch1_timeline.py --out OUT
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+
+import torch
+import triton
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.join(HERE, ".."), os.path.join(HERE, "..", "kernels")]
+from common import edited_module, environment, log  # noqa: E402
+
+import vllm.v1.attention.ops.decode_page_contiguous as op  # noqa: E402
+
+P = argparse.ArgumentParser()
+P.add_argument("--out", default=".")
+P.add_argument("--reps", type=int, default=100)
+P.add_argument("--parts", default="methods,timeline,variants")
+P.add_argument("--variants", default="bt_head,tail_early,bt_head_tail_early")
+P.add_argument("--batches", default="1,4,16")
+P.add_argument("--pages", default="832")
+P.add_argument("--timeline-variants", default="bt_head_tail_early")
+P.add_argument("--configs", default="64/4/2,64/4/3,64/8/2,64/8/3,32/4/3,32/4/4,128/8/2,32/2/4")
+P.add_argument("--configs-variant", default="as_built")
+P.add_argument("--extra-splits", default="", help="also time these split counts at batch 1")
+ARGS = P.parse_args()
+sys.argv = sys.argv[:1]  # the decode benchmark parses its own at import
+import bench_decode_page_contiguous as B  # noqa: E402
+
+DEV = torch.device("cuda")
+DT = torch.bfloat16
+LENS = (8192, 16384, 32768)
+
+
+def graph(fn, calls=1):
+    fn()
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        for _ in range(calls):
+            fn()
+    g.replay()
+    torch.cuda.synchronize()
+    return g
+
+
+def time_noflush(fn, reps=ARGS.reps):
+    g = graph(fn)
+    ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
+    for s, e in ev:
+        s.record()
+        g.replay()
+        e.record()
+    torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) * 1e3 for s, e in ev)
+
+
+def methods(fn):
+    return {
+        "graph1_flush": B.time_graph(fn, ARGS.reps),
+        "graph1_noflush": time_noflush(fn),
+        "triton_do_bench_cudagraph": triton.testing.do_bench_cudagraph(fn, rep=100) * 1e3,
+        "triton_do_bench": triton.testing.do_bench(fn, warmup=25, rep=100) * 1e3,
+    }
+
+
+def sdpa(case, backend):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    hs = case.q.shape[-1]
+    kv = case.kv[case.block_table[0].long()].flatten(0, 1)[: case.seq_len]
+    k = kv[..., :hs].permute(1, 0, 2).unsqueeze(0).contiguous()
+    v = kv[..., hs:].permute(1, 0, 2).unsqueeze(0).contiguous()
+    q = case.q[:1].unsqueeze(2)  # [1, hq, 1, hs]
+    be = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION}[backend]
+
+    def fn():
+        with sdpa_kernel([be]):
+            return torch.nn.functional.scaled_dot_product_attention(q, k, v, enable_gqa=True)
+
+    return fn, (k, v)
+
+
+def part_methods(rows):
+    for seq_len in LENS:
+        case = B.Case(832, 1, seq_len)
+        out = case.out()
+        kvbytes = case.bytes
+        read_buf = torch.randn(kvbytes // 2, dtype=DT, device=DEV)
+        acc = torch.empty((), dtype=torch.float32, device=DEV)
+        fns = {
+            "ours_triton_layout": case.ours_triton_layout(out),
+            "ours_x_packed": case.ours(out),
+            "unified_attention": case.unified(out),
+            "read_same_bytes_torch_sum": lambda: torch.sum(read_buf, 0, dtype=torch.float32, out=acc),
+        }
+        keep = []
+        for be in ("flash", "cudnn"):
+            try:
+                f, t = sdpa(case, be)
+                f()
+                torch.cuda.synchronize()
+                fns[f"sdpa_{be}_contiguous"] = f
+                keep.append(t)
+            except Exception as exc:  # noqa: BLE001
+                log(f"sdpa {be}: {exc!r}"[:300])
+        for name, fn in fns.items():
+            try:
+                row = {"part": "methods", "seq_len": seq_len, "kernel": name, **methods(fn)}
+            except Exception as exc:  # noqa: BLE001
+                log(f"{name}: {exc!r}"[:300])
+                continue
+            rows.append(row)
+            log(json.dumps(row))
+        fns.clear()
+        del case, keep
+        torch.cuda.empty_cache()
+
+
+# ------------------------------------------------------------------ variants
+def source_variant(name, edits, base=None):
+    src = base if base is not None else open(op.__file__).read()
+    return edited_module(src, f"dpc_{name}", edits)
+
+
+# The first BT_HEAD block ids are read together with seq_len, so the first
+# K/V load waits on one memory round trip instead of two.
+BT_HEAD = [
+    ("    num_splits,\n    stride_q_seq: tl.int64,\n",
+     "    num_splits,\n    max_blocks_per_seq,\n    stride_q_seq: tl.int64,\n"),
+    ("        num_splits,\n        query.stride(0),\n",
+     "        num_splits,\n        block_table.shape[1],\n        query.stride(0),\n"),
+    ("    USE_SPLITS: tl.constexpr,\n    DOT_PRECISION: tl.constexpr,\n):\n",
+     "    USE_SPLITS: tl.constexpr,\n    DOT_PRECISION: tl.constexpr,\n"
+     "    BT_HEAD: tl.constexpr = 64,\n):\n"),
+    ("    seq_len = tl.load(seq_lens_ptr + seq_idx)\n",
+     """    seq_len = tl.load(seq_lens_ptr + seq_idx)
+    offs_bt = tl.arange(0, BT_HEAD)
+    bt_head = tl.load(
+        block_table_ptr + seq_idx.to(tl.int64) * stride_bt_seq + offs_bt,
+        mask=offs_bt < max_blocks_per_seq,
+        other=0,
+    )
+"""),
+    ("""    block_idx = tl.load(
+        block_table_row + tile_start // TILES_PER_PAGE,
+        mask=tile_start < loop_end,
+        other=0,
+    ).to(tl.int64)
+""",
+     """    first_page = tile_start // TILES_PER_PAGE
+    block_idx = tl.sum(tl.where(offs_bt == first_page, bt_head, 0)).to(tl.int64)
+    block_idx = tl.where(
+        first_page < BT_HEAD,
+        block_idx,
+        tl.load(
+            block_table_row + first_page,
+            mask=(tile_start < loop_end) & (first_page >= BT_HEAD),
+            other=0,
+        ).to(tl.int64),
+    )
+"""),
+]
+# The last tile's block id is read before the loop, not after it.
+TAIL_EARLY = [
+    ("    block_table_row = block_table_ptr + seq_idx.to(tl.int64) * stride_bt_seq\n",
+     """    block_table_row = block_table_ptr + seq_idx.to(tl.int64) * stride_bt_seq
+    tail_block_idx = tl.load(
+        block_table_row + last_page, mask=seq_len > 0, other=0
+    ).to(tl.int64)
+"""),
+    ("        block_idx = tl.load(block_table_row + last_page).to(tl.int64)\n",
+     "        block_idx = tail_block_idx\n"),
+]
+# Timestamps per program: [globaltimer x5, smid, clock64 x5] at start,
+# seq_len arrived, first block id arrived, loop done, last tile done. The
+# branches on loaded values make each stamp wait for that value.
+STAMPS = [
+    ("import functools\n",
+     '''import functools
+
+_DBG = None
+'''),
+    ("    part_sum_ptr,  # [num_seqs, num_query_heads, num_splits]\n    qk_scale,",
+     "    part_sum_ptr,  # [num_seqs, num_query_heads, num_splits]\n    dbg_ptr,\n    qk_scale,"),
+    ("        part_sum,\n        scale * 1.4426950408889634",
+     "        part_sum,\n        _DBG,\n        scale * 1.4426950408889634"),
+    ("    split_idx = tl.program_id(1)\n\n",
+     """    split_idx = tl.program_id(1)
+    dbg = dbg_ptr + (tl.program_id(0) * tl.num_programs(1) + split_idx) * 16
+    _stamp(dbg, 0)
+    tl.store(dbg + 5, tl.inline_asm_elementwise(
+        "mov.u32 $0, %smid;", "=r", [], dtype=tl.int32, is_pure=False, pack=1).to(tl.int64))
+
+"""),
+    ("    seq_len = tl.load(seq_lens_ptr + seq_idx)\n",
+     """    seq_len = tl.load(seq_lens_ptr + seq_idx)
+    if seq_len > -1:
+        _stamp(dbg, 1)
+"""),
+    ("    for tile_idx in range(tile_start, loop_end):\n",
+     """    if block_idx > -1:
+        _stamp(dbg, 2)
+    for tile_idx in range(tile_start, loop_end):
+"""),
+    ("    if has_last_tile",
+     """    if tl.sum(l_i) > -1.0:
+        _stamp(dbg, 3)
+    if has_last_tile"""),
+    ("    store_mask = head_mask[:, None] & dim_mask[None, :]\n    if USE_SPLITS:",
+     """    if tl.sum(l_i) > -1.0:
+        _stamp(dbg, 4)
+    store_mask = head_mask[:, None] & dim_mask[None, :]
+    if USE_SPLITS:"""),
+    ("@triton.jit\ndef _attend_tile(",
+     '''@triton.jit
+def _stamp(dbg, i: tl.constexpr):
+    t = tl.inline_asm_elementwise(
+        "mov.u64 $0, %globaltimer;", "=l", [], dtype=tl.int64, is_pure=False, pack=1)
+    c = tl.inline_asm_elementwise(
+        "mov.u64 $0, %clock64;", "=l", [], dtype=tl.int64, is_pure=False, pack=1)
+    tl.store(dbg + i, t)
+    tl.store(dbg + 8 + i, c)
+
+
+@triton.jit
+def _attend_tile('''),
+]
+
+# On TRITON_ATTN's layout (X == 1) the sequence's last tile runs inside the
+# pipelined loop with a runtime token bound: tokens are not the contiguous
+# dim of K or V there, so the token mask does not split vector loads. The
+# x-packed layout keeps the last tile peeled after the loop (its V has
+# tokens contiguous). (Zeroing past-the-end V in registers instead keeps
+# loads vectorized on both, but costs Triton 3.6 a 32 KiB layout-conversion
+# buffer and 255 registers: one program per SM.)
+TAIL_IN_LOOP_X1 = [
+    ("    loop_end = tl.where(has_last_tile, tile_end - 1, tile_end)\n",
+     """    if X == 1:
+        loop_end = tile_end
+    else:
+        loop_end = tl.where(has_last_tile, tile_end - 1, tile_end)
+"""),
+    ("        page_offs = (tile_idx % TILES_PER_PAGE) * TILE_SIZE + offs_t\n",
+     """        page_offs = (tile_idx % TILES_PER_PAGE) * TILE_SIZE + offs_t
+        if X == 1:
+            tok_bound = tl.where(
+                tile_idx // TILES_PER_PAGE == last_page, tail_tokens, PAGE_SIZE
+            )
+        else:
+            tok_bound = PAGE_SIZE
+"""),
+    ("            page_offs,\n            page_offs < PAGE_SIZE,\n",
+     "            page_offs,\n            page_offs < tok_bound,\n"),
+    ("    if has_last_tile:\n", "    if has_last_tile & (loop_end < tile_end):\n"),
+]
+# Splits differ by at most one tile, the longer ones first: no split is
+# left empty, and the last split (which also holds the peeled last tile)
+# and the splits launched second on a compute unit get the shorter ranges.
+BALANCED = [
+    ("""    tiles_per_split = (num_tiles + num_splits - 1) // num_splits
+    tile_start = split_idx * tiles_per_split
+    tile_end = tl.minimum(tile_start + tiles_per_split, num_tiles)
+""", """    min_tiles = num_tiles // num_splits
+    num_longer = num_tiles % num_splits
+    tile_start = split_idx * min_tiles + tl.minimum(split_idx, num_longer)
+    tile_end = tile_start + min_tiles + (split_idx < num_longer).to(tl.int32)
+"""),
+]
+
+
+def tail_first(src):
+    """The peeled last tile runs before the loop instead of after it: its
+    cold block-table read and tile load then overlap every program's
+    start-up instead of trailing the drained pipeline."""
+    a = src.index("    if has_last_tile:\n")
+    b = src.index("    store_mask = head_mask")
+    block = src[a:b]
+    src = src[:a] + src[b:]
+    anchor = "    loop_end = tl.where(has_last_tile, tile_end - 1, tile_end)\n"
+    return src.replace(anchor, anchor + block)
+
+
+EDITS = {
+    "bt_head": BT_HEAD,
+    "tail_early": TAIL_EARLY,
+    "bt_head_tail_early": BT_HEAD + TAIL_EARLY,
+    "tail_in_loop_x1": TAIL_IN_LOOP_X1,
+    "balanced": BALANCED,
+    "balanced_tail_in_loop_x1": BALANCED + TAIL_IN_LOOP_X1,
+    "balanced_tail_first": BALANCED + [tail_first],
+}
+MODS = {"as_built": (op, None)}
+for _name in ARGS.variants.split(","):
+    if _name in EDITS:
+        try:
+            MODS[_name] = source_variant(_name, EDITS[_name])
+        except Exception as exc:  # noqa: BLE001
+            log(repr(exc))
+
+
+def case_fn(mod, case, out, layout, **kw):
+    k, v = (case.k_t, case.v_t) if layout == "triton" else (case.k_x, case.v_x)
+    return lambda: mod.decode_page_contiguous(
+        case.q, k, v, out, case.block_table, case.seq_lens, case.scale,
+        workspace=case.workspace, **kw)
+
+
+def poison_page_tails(case):
+    """NaN in every slot past a sequence's end on its last page, both layouts."""
+    pages = case.block_table.shape[1]
+    tail = case.seq_len - (pages - 1) * case.page
+    if tail == case.page:
+        return
+    last = case.block_table[:, pages - 1].long()
+    case.kv[last, tail:] = float("nan")
+    case.k_x[last, :, :, tail:, :] = float("nan")
+    case.v_x[last, :, :, tail:] = float("nan")
+
+
+def part_variants(rows):
+    points = [(lay, pg, b, n) for lay in ("triton", "rocm")
+              for pg in map(int, ARGS.pages.split(","))
+              for b in map(int, ARGS.batches.split(",")) for n in LENS]
+    for layout, page, batch, seq_len in points:
+        case = B.Case(page, batch, seq_len)
+        poison_page_tails(case)
+        ref = None
+        runs = [(name, mod, {}) for name, (mod, _) in MODS.items()]
+        if batch == 1:
+            runs += [(f"{name}_splits{n}", mod, {"num_splits": int(n)})
+                     for name, (mod, _) in MODS.items()
+                     for n in filter(None, ARGS.extra_splits.split(","))]
+        for name, mod, kw in runs:
+            out = case.out()
+            fn = case_fn(mod, case, out, layout, **kw)
+            try:
+                fn()
+                torch.cuda.synchronize()
+            except Exception as exc:  # noqa: BLE001
+                log(f"{name}: {exc!r}"[:1500])
+                continue
+            if ref is None:
+                ref = out.clone()
+            row = {"part": "variants", "layout": layout, "page": page, "batch": batch,
+                   "seq_len": seq_len, "variant": name,
+                   "finite": bool(torch.isfinite(out).all()),
+                   "bitwise_equal_as_built": bool(torch.equal(out, ref)),
+                   "rel_diff_as_built": ((out.float() - ref.float()).norm()
+                                         / ref.float().norm()).item(),
+                   "graph1_flush": B.time_graph(fn, ARGS.reps),
+                   "triton_do_bench_cudagraph":
+                       triton.testing.do_bench_cudagraph(fn, rep=100) * 1e3}
+            rows.append(row)
+            log(json.dumps(row))
+        del case
+        torch.cuda.empty_cache()
+
+
+def part_configs(rows):
+    """The op as built with other (tile, warps, stages) launch configs."""
+    mod = MODS[ARGS.configs_variant][0]
+    built = mod._launch_config
+    points = [(lay, b, n) for lay in ("triton", "rocm")
+              for b, n in ((1, 8192), (1, 16384), (1, 32768), (4, 32768), (16, 32768))]
+    for layout, batch, seq_len in points:
+        case = B.Case(832, batch, seq_len)
+        poison_page_tails(case)
+        ref = None
+        for cfg in ARGS.configs.split(","):
+            tile, warps, stages = map(int, cfg.split("/"))
+            mod._launch_config = lambda *a, c=(tile, warps, stages): {
+                "TILE_SIZE": c[0], "num_warps": c[1], "num_stages": c[2]}
+            out = case.out()
+            fn = case_fn(mod, case, out, layout)
+            try:
+                fn()
+                torch.cuda.synchronize()
+            except Exception as exc:  # noqa: BLE001
+                log(f"{cfg}: {exc!r}"[:500])
+                continue
+            if ref is None:
+                ref = out.float().clone()
+            row = {"part": "configs", "variant": ARGS.configs_variant, "layout": layout, "batch": batch, "seq_len": seq_len,
+                   "config": cfg, "finite": bool(torch.isfinite(out).all()),
+                   "rel_diff_first": ((out.float() - ref).norm() / ref.norm()).item(),
+                   "graph1_flush": B.time_graph(fn, ARGS.reps)}
+            rows.append(row)
+            log(json.dumps(row))
+        mod._launch_config = built
+        del case
+        torch.cuda.empty_cache()
+
+
+# ------------------------------------------------------------------ timeline
+def part_timeline(rows):
+    from torch.profiler import ProfilerActivity, profile
+
+    for name in ["as_built"] + [v for v in ARGS.timeline_variants.split(",") if v in MODS]:
+        src = open(op.__file__).read() if name == "as_built" else MODS[name][1]
+        try:
+            mod, _ = source_variant(f"stamps_{name}", STAMPS, base=src)
+        except Exception as exc:  # noqa: BLE001
+            log(repr(exc))
+            continue
+        for layout in ("triton", "rocm"):
+            for seq_len in LENS:
+                case = B.Case(832, 1, seq_len)
+                out = case.out()
+                splits = op._pick_num_splits(1, 4, case.block_table.shape[1] * 13,
+                                             op._num_compute_units(DEV))
+                mod._DBG = torch.zeros(4 * splits * 16, dtype=torch.int64, device=DEV)
+                fn = case_fn(mod, case, out, layout)
+                fn()
+                g = graph(fn)
+                stamps = []
+                for _ in range(5):
+                    torch.sum(B._FLUSH[0], dim=0, dtype=torch.float32, out=B._FLUSH[1])
+                    g.replay()
+                    torch.cuda.synchronize()
+                    stamps.append(mod._DBG.view(-1, 16).cpu().tolist())
+                with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                    for _ in range(5):
+                        torch.sum(B._FLUSH[0], dim=0, dtype=torch.float32, out=B._FLUSH[1])
+                        g.replay()
+                    torch.cuda.synchronize()
+                kern = [(e.name[:50], e.time_range.start, e.time_range.end)
+                        for e in prof.events() if e.device_type.name == "CUDA"]
+                row = {"part": "timeline", "variant": name, "layout": layout,
+                       "seq_len": seq_len, "splits": splits,
+                       "graph1_flush": B.time_graph(fn, ARGS.reps),
+                       "stamps": stamps, "profiler_kernels": kern}
+                rows.append(row)
+                log(json.dumps({k: v for k, v in row.items()
+                                if k not in ("stamps", "profiler_kernels")}))
+                del case, g
+                torch.cuda.empty_cache()
+
+
+def main():
+    rows = []
+    env = environment()
+    for part in ARGS.parts.split(","):
+        {"methods": part_methods, "timeline": part_timeline,
+         "variants": part_variants, "configs": part_configs}[part](rows)
+        os.makedirs(ARGS.out, exist_ok=True)
+        with open(os.path.join(ARGS.out, "decode_batch1_timeline.json"), "w") as f:
+            json.dump({"env": env, "rows": rows}, f)
+
+
+if __name__ == "__main__":
+    main()
