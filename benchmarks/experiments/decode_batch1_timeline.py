@@ -108,23 +108,6 @@ def methods(fn):
     }
 
 
-def sdpa(case, backend):
-    from torch.nn.attention import SDPBackend, sdpa_kernel
-
-    hs = case.q.shape[-1]
-    kv = case.kv[case.block_table[0].long()].flatten(0, 1)[: case.seq_len]
-    k = kv[..., :hs].permute(1, 0, 2).unsqueeze(0).contiguous()
-    v = kv[..., hs:].permute(1, 0, 2).unsqueeze(0).contiguous()
-    q = case.q[:1].unsqueeze(2)  # [1, hq, 1, hs]
-    be = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION}[backend]
-
-    def fn():
-        with sdpa_kernel([be]):
-            return torch.nn.functional.scaled_dot_product_attention(q, k, v, enable_gqa=True)
-
-    return fn, (k, v)
-
-
 def part_methods(rows):
     for seq_len in LENS:
         case = B.Case(832, 1, seq_len)
@@ -138,16 +121,10 @@ def part_methods(rows):
             "unified_attention": case.unified(out),
             "read_same_bytes_torch_sum": lambda: torch.sum(read_buf, 0, dtype=torch.float32, out=acc),
         }
-        keep = []
-        for be in ("flash", "cudnn"):
-            try:
-                f, t = sdpa(case, be)
-                f()
-                torch.cuda.synchronize()
-                fns[f"sdpa_{be}_contiguous"] = f
-                keep.append(t)
-            except Exception as exc:  # noqa: BLE001
-                log(f"sdpa {be}: {exc!r}"[:300])
+        for name, make in B.PEERS.items():  # SDPA on contiguous K/V
+            fn = make(case, out)
+            if first_run_ok(fn, name):
+                fns[name] = fn
         for name, fn in fns.items():
             try:
                 row = {"part": "methods", "seq_len": seq_len, "kernel": name, **methods(fn)}
@@ -157,7 +134,7 @@ def part_methods(rows):
             rows.append(row)
             log(json.dumps(row))
         fns.clear()
-        del case, keep
+        del case
         torch.cuda.empty_cache()
 
 
