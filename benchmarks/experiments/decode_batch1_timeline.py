@@ -6,10 +6,11 @@ inside the main kernel the fixed time goes, and kernel variants (issue 4).
 Four parts (--parts), one process:
   * methods: the op, upstream ``unified_attention``, torch SDPA (FlashAttention
     and cuDNN back ends, contiguous K/V) and a plain read of the same bytes,
-    each timed four ways: one call per CUDA graph with the L2 flushed before
+    each timed five ways: one call per CUDA graph with the L2 flushed before
     each replay (the decode benchmark's method), the same without the flush,
     Triton's ``do_bench_cudagraph`` (many calls in one graph, no flush) and
-    Triton's ``do_bench`` (eager, its own L2 clear);
+    Triton's ``do_bench`` (eager, its own L2 clear), and the time one call
+    adds inside a graph of flush+call pairs (the benchmark's time_in_graph);
   * timeline: the op's main kernel with %globaltimer/%clock64 stamps per
     program (start, seq_len arrived, first block id arrived, loop done, last
     tile done; the stamps wait on those values through branches) and the
@@ -19,9 +20,10 @@ Four parts (--parts), one process:
     tails; --extra-splits adds forced split counts at batch 1;
   * configs: other (tile, warps, stages) launch configs of the op or of a
     variant (--configs-variant).
-The edits are written against the op before its near-equal splits (fork
-commit c47128d5); an edit that does not apply to the bundle's op stops
-with a message naming it.
+The edits up to BALANCED are written against the op before its near-equal
+splits (fork commit c47128d5), ``strided*`` and ``kdirect`` against the op
+with them (fork commit 6aa74dc2); an edit that does not apply to the
+bundle's op is logged and skipped.
 
     PYTHONPATH=BUNDLE python3 benchmarks/experiments/decode_batch1_timeline.py --out OUT
 """
@@ -105,6 +107,7 @@ def methods(fn):
         "graph1_noflush": time_noflush(fn),
         "triton_do_bench_cudagraph": triton.testing.do_bench_cudagraph(fn, rep=100) * 1e3,
         "triton_do_bench": triton.testing.do_bench(fn, warmup=25, rep=100) * 1e3,
+        "in_graph_flush": B.time_in_graph(fn),
     }
 
 
@@ -302,6 +305,81 @@ def tail_first(src):
     return src.replace(anchor, anchor + block)
 
 
+
+
+def strided(chunk):
+    """Edits (against the op with near-equal splits): split s owns tile chunks
+    s, s + num_splits, s + 2 * num_splits, ... of `chunk` tiles each, so the
+    splits of a sequence read neighbouring tiles of a page at the same time
+    (x-packed V: each 64-token tile is 128-byte pieces of 1.7 KB rows)."""
+    return [
+        ("""    min_tiles = num_tiles // num_splits
+    num_longer = num_tiles % num_splits
+    tile_start = split_idx * min_tiles + tl.minimum(split_idx, num_longer)
+    tile_end = tile_start + min_tiles + (split_idx < num_longer).to(tl.int32)
+""", f"""    CHUNK: tl.constexpr = {chunk}
+    num_chunks = (num_tiles + CHUNK - 1) // CHUNK
+    my_chunks = tl.maximum(num_chunks - split_idx + num_splits - 1, 0) // num_splits
+    owns_last = (num_tiles > 0) & (split_idx == (num_chunks - 1) % num_splits)
+    my_tiles = my_chunks * CHUNK - tl.where(owns_last, num_chunks * CHUNK - num_tiles, 0)
+"""),
+        ("""    has_last_tile = (tile_end == num_tiles) & (tile_start < tile_end)
+    loop_end = tl.where(has_last_tile, tile_end - 1, tile_end)
+    block_idx = tl.load(
+        block_table_row + tile_start // TILES_PER_PAGE,
+        mask=tile_start < loop_end,
+        other=0,
+    ).to(tl.int64)
+    for tile_idx in range(tile_start, loop_end):
+        next_block_idx = tl.load(
+            block_table_row + (tile_idx + 1) // TILES_PER_PAGE,
+            mask=tile_idx + 1 < loop_end,
+            other=0,
+        ).to(tl.int64)
+""", """    has_last_tile = owns_last
+    loop_end = tl.where(has_last_tile, my_tiles - 1, my_tiles)
+    block_idx = tl.load(
+        block_table_row + (split_idx * CHUNK) // TILES_PER_PAGE,
+        mask=0 < loop_end,
+        other=0,
+    ).to(tl.int64)
+    for i in range(0, loop_end):
+        tile_idx = (split_idx + (i // CHUNK) * num_splits) * CHUNK + i % CHUNK
+        next_tile = (split_idx + ((i + 1) // CHUNK) * num_splits) * CHUNK + (i + 1) % CHUNK
+        next_block_idx = tl.load(
+            block_table_row + next_tile // TILES_PER_PAGE,
+            mask=i + 1 < loop_end,
+            other=0,
+        ).to(tl.int64)
+"""),
+    ]
+
+
+# x-packed K gathered straight into K^T [head, tile] (each thread reads x
+# contiguous head dims of one token, as the upstream paged kernels do), like
+# the 4-D layout, instead of a coalesced [head // x, tile, x] load that is
+# then permuted in registers (four more layout conversions).
+KDIRECT = [
+    ("""    k_rows = tl.arange(0, HEAD_SIZE_PADDED // X)
+    k_dim_offs = k_rows * stride_k_dim_hi
+    k_dim_mask = k_rows * X < HEAD_SIZE
+""", """    k_dim_offs = (offs_d // X) * stride_k_dim_hi + offs_d % X
+    k_dim_mask = dim_mask
+"""),
+    lambda src: src.replace(
+        "            X,\n            HEAD_SIZE_PADDED,\n            TILE_SIZE,\n",
+        "            1,\n            HEAD_SIZE_PADDED,\n            TILE_SIZE,\n"),
+]
+
+# Three programs per SM on an H200: registers capped at 168 so that three
+# fit (the shared memory, 74 KiB each, does); NVIDIA only (maxnreg).
+THREE_PER_SM = [
+    ("_PROGRAMS_PER_CU = 2\n", "_PROGRAMS_PER_CU = 3\n"),
+    ("        num_stages=config[\"num_stages\"],\n    )\n    if use_splits:",
+     "        num_stages=config[\"num_stages\"],\n        maxnreg=168,\n    )\n    if use_splits:"),
+]
+
+
 EDITS = {
     "bt_head": BT_HEAD,
     "tail_early": TAIL_EARLY,
@@ -310,6 +388,11 @@ EDITS = {
     "balanced": BALANCED,
     "balanced_tail_in_loop_x1": BALANCED + TAIL_IN_LOOP_X1,
     "balanced_tail_first": BALANCED + [tail_first],
+    "strided1": strided(1),
+    "strided2": strided(2),
+    "strided4": strided(4),
+    "kdirect": KDIRECT,
+    "three_per_sm": THREE_PER_SM,
 }
 MODS = {"as_built": (op, None)}
 for _name in ARGS.variants.split(","):
@@ -365,6 +448,7 @@ def part_variants(rows):
                    "bitwise_equal_as_built": bool(torch.equal(out, ref)),
                    "rel_diff_as_built": B.rel_l2(out, ref.float()),
                    "graph1_flush": B.time_graph(fn, ARGS.reps),
+                   "in_graph_flush": B.time_in_graph(fn),
                    "triton_do_bench_cudagraph":
                        triton.testing.do_bench_cudagraph(fn, rep=100) * 1e3}
             rows.append(row)

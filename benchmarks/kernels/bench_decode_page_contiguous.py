@@ -19,7 +19,10 @@ from the same cache, as the issue measured them.
 Each point is timed by CUDA-graph replay (one op call per graph, L2 flushed by
 reading a 512 MiB buffer before every replay, outside the timed events, so the
 L2 holds only clean lines and no write-back lands in the timed call; median of
---reps replays). Bandwidth counts K+V actually read (seq_len tokens per
+--reps replays). On page 832 each kernel but rocm_paged_decode is also timed
+inside a graph (``in_graph_us``: the time one call adds to a graph of ten
+flush+call pairs, as inside a captured decode step, without the launch and
+the events of a graph of its own). Bandwidth counts K+V actually read (seq_len tokens per
 sequence) plus q and out. Ceilings measured in the same run: a 4 GiB
 device-to-device copy (bytes read + written) and read-only reductions of
 4 GiB (torch.sum over bf16 and a Triton read-and-reduce kernel).
@@ -101,6 +104,40 @@ def time_graph(fn, reps: int) -> float:
     torch.cuda.synchronize()
     del graph
     return statistics.median(s.elapsed_time(e) * 1e3 for s, e in zip(starts, ends))
+
+
+def time_in_graph(fn, calls: int = 10, reps: int = 15) -> float:
+    """Microseconds one call of fn adds inside a CUDA graph, as in a captured
+    decode step: a graph of `calls` x (L2 flush, fn) against one of `calls`
+    x (L2 flush), replayed alternately; median difference / calls. Unlike
+    time_graph, no graph launch and no events around each call."""
+    time_graph(fn, 1)  # warm-up, and the flush buffer
+
+    def capture(with_fn: bool) -> torch.cuda.CUDAGraph:
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            for _ in range(calls):
+                torch.sum(_FLUSH[0], dim=0, dtype=torch.float32, out=_FLUSH[1])
+                if with_fn:
+                    fn()
+        return graph
+
+    graphs = (capture(True), capture(False))
+    diffs = []
+    for _ in range(reps):
+        events = []
+        for graph in graphs:
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            start.record()
+            graph.replay()
+            end.record()
+            events.append((start, end))
+        torch.cuda.synchronize()
+        (s1, e1), (s2, e2) = events
+        diffs.append((s1.elapsed_time(e1) - s2.elapsed_time(e2)) * 1e3 / calls)
+    del graphs
+    return statistics.median(diffs)
 
 
 @triton.jit
@@ -298,6 +335,8 @@ PEERS = {
     "sdpa_cudnn_contiguous": sdpa_peer("cudnn"),
 }
 PEER_PAGE = 832
+# Timed in a graph as well (rocm_paged_decode takes milliseconds: skipped).
+IN_GRAPH = ("page_contiguous", "page_contiguous_triton_layout", "unified_attention")
 
 
 def rel_l2(out: torch.Tensor, ref: torch.Tensor) -> float:
@@ -372,7 +411,8 @@ def main() -> None:
             "dtype": "bfloat16",
         },
         "timing": "CUDA-graph replay, one call per graph, L2 flushed before each "
-        f"replay (untimed), median of {ARGS.reps}",
+        f"replay (untimed), median of {ARGS.reps}; in_graph_us (page 832): time one "
+        "call adds to a graph of 10 (flush, call) pairs, median of 15",
     }
     log(f"environment {result['environment']}")
     result["ceilings"] = measure_ceilings()
@@ -406,9 +446,12 @@ def main() -> None:
                 outs = {}
                 for name, make in KERNELS.items():
                     out = case.out()
-                    t = time_graph(make(case, out), ARGS.reps)
+                    fn = make(case, out)
+                    t = time_graph(fn, ARGS.reps)
                     outs[name] = out
                     point[name] = point_stats(case, t, out, ref, read_bw, copy_bw)
+                    if page == PEER_PAGE and name in IN_GRAPH:
+                        point[name]["in_graph_us"] = time_in_graph(fn)
                 if page == PEER_PAGE:
                     for name, make in PEERS.items():
                         out = case.out()
@@ -420,6 +463,7 @@ def main() -> None:
                             continue
                         out.copy_(fn.result.squeeze(2))
                         point[name] = point_stats(case, t, out, ref, read_bw, copy_bw)
+                        point[name]["in_graph_us"] = time_in_graph(fn)
                 point["ours_vs_unified_rel_l2"] = rel_l2(
                     outs["page_contiguous"], outs["unified_attention"].float()
                 )
