@@ -22,10 +22,11 @@ L2 holds only clean lines and no write-back lands in the timed call; median of
 --reps replays). On page 832 each kernel but rocm_paged_decode is also timed
 inside a graph (``in_graph_us``: the time one call adds to a graph of ten
 flush+call pairs, as inside a captured decode step, without the launch and
-the events of a graph of its own). Bandwidth counts K+V actually read (seq_len tokens per
-sequence) plus q and out. Ceilings measured in the same run: a 4 GiB
-device-to-device copy (bytes read + written) and read-only reductions of
-4 GiB (torch.sum over bf16 and a Triton read-and-reduce kernel).
+the events of a graph of its own). Bandwidth counts K+V actually read
+(seq_len tokens per sequence) plus q and out. Ceilings measured in the same
+run: a 4 GiB device-to-device copy (bytes read + written) and read-only
+reductions of 4 GiB (torch.sum over bf16 and a Triton read-and-reduce
+kernel).
 
 vLLM is imported from --vllm-root (a source tree or an unpacked Python-only
 bundle). A bundle without compiled extensions needs an empty stand-in module
