@@ -42,6 +42,12 @@ def static_problems(base: Base) -> list[str]:
         if name in seen:
             problems.append(f"{base.name}/series: {name} is listed twice")
         seen.add(name)
+        if Path(name).name != name or name in (".", ".."):
+            problems.append(
+                f"{base.name}/series: {name} is not a file name in patches/{base.name}/ "
+                "(no folders, no ../)"
+            )
+            continue
         path = base.folder / name
         if not path.is_file():
             problems.append(f"{base.name}/series: {name} does not exist")

@@ -75,12 +75,23 @@ def cmd_status(ctx: Ctx, args: argparse.Namespace) -> int:
         raise ForkError(f"no fork tree at {tree}", "Run `build` first (status compares against it).")
     if args.series:
         series_file = Path(args.series).resolve()
+        if not series_file.is_file():
+            raise ForkError(
+                f"no series file at {series_file}",
+                "Pass a queue's series file, e.g. --series patches/v0.29.0/series.",
+            )
         names = [
             line.split("#", 1)[0].strip()
             for line in series_file.read_text().splitlines()
             if line.split("#", 1)[0].strip()
         ]
         patches = [series_file.parent / n for n in names]
+        missing = [p.name for p in patches if not p.is_file()]
+        if missing:
+            raise ForkError(
+                f"{series_file} lists patches that do not exist: {', '.join(missing)}",
+                "Fix the series file (`check --static` lists every problem).",
+            )
     else:
         patches = base.patch_paths()
     results, unexported = fork.status(base, tree, patches)
@@ -174,6 +185,12 @@ def cmd_bundle(ctx: Ctx, args: argparse.Namespace) -> int:
     tree = ctx.tree(args, base)
     if not gitutil.is_git_tree(tree):
         raise ForkError(f"no fork tree at {tree}", "Run `build` first.")
+    dirty = gitutil.is_dirty(tree)
+    if dirty:
+        raise ForkError(
+            f"refusing to bundle: {tree} has uncommitted changes",
+            dirty.rstrip() + "\nCommit them (the bundle is the fork's commits), or stash them.",
+        )
     series_tests = checks.own_tests(checks.touched_files(base, tree))
     out = Path(args.output) if args.output else ctx.root / ".gpu" / f"bundle-{base.name}.tgz"
     out.parent.mkdir(parents=True, exist_ok=True)

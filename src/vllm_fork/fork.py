@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +18,7 @@ from vllm_fork.patchfile import Patch, parse_patch
 
 AM_FAIL_RE = re.compile(r"error: patch failed: (.+):(\d+)")
 AM_FILE_RE = re.compile(r"error: (.+): (does not exist in index|already exists in index|No such file or directory|patch does not apply)")
+AM_CORRUPT_RE = re.compile(r"error: corrupt patch at line (\d+)")
 FORMAT_PATCH_ARGS = (
     "format-patch",
     "--zero-commit",
@@ -94,7 +97,18 @@ def describe_failure(patch: Patch, output: str) -> str:
     match = AM_FILE_RE.search(output)
     if match:
         return f"file {match.group(1)}: {match.group(2)}"
-    return output.strip().splitlines()[-1] if output.strip() else "unknown reason"
+    match = AM_CORRUPT_RE.search(output)
+    if match:
+        return f"malformed patch: corrupt hunk at line {match.group(1)} of the diff"
+    errors = git_errors(output).splitlines()
+    return errors[-1].removeprefix("error: ") if errors else "unknown reason"
+
+
+def git_errors(output: str) -> str:
+    """git's error lines without its advice (hints, `git am --continue`): the
+    tool has already undone the state that advice is about."""
+    keep = ("error:", "fatal:", "warning:")
+    return "\n".join(line for line in output.splitlines() if line.startswith(keep))
 
 
 def am(tree: Path, patch_path: Path) -> None:
@@ -114,7 +128,7 @@ def am(tree: Path, patch_path: Path) -> None:
         patch = parse_patch(patch_path)
         raise PatchDoesNotApply(
             f"patch {patch.name} does not apply: {describe_failure(patch, output)}",
-            output.strip(),
+            git_errors(output),
         )
 
 
@@ -124,29 +138,34 @@ def apply_series(tree: Path, patches: list[Path], log) -> None:
         am(tree, path)
 
 
-def trial_apply(tree: Path, patches: list[Path]) -> list[str]:
-    """Apply every patch in a throwaway clone; one message per patch that conflicts."""
-    problems = []
-    with tempfile.TemporaryDirectory(prefix="vllm-fork-trial-") as tmp:
-        trial = Path(tmp) / "tree"
-        git(Path(tmp), "clone", "-q", "--shared", "--no-checkout", str(tree), str(trial))
-        git(trial, "checkout", "-q", "--detach", git(tree, "rev-parse", "HEAD").stdout.strip())
-        for path in patches:
-            try:
-                am(trial, path)
-            except PatchDoesNotApply as exc:
-                problems.append(exc.message)
-    return problems
-
-
 # --- build -------------------------------------------------------------------
+
+
+def in_progress(tree: Path) -> str:
+    """The git operation (am, rebase, cherry-pick, merge) left open in `tree`, if any."""
+    for name, what in (
+        ("rebase-merge", "a rebase"),
+        ("rebase-apply", "a git am or rebase"),
+        ("CHERRY_PICK_HEAD", "a cherry-pick"),
+        ("MERGE_HEAD", "a merge"),
+        ("REVERT_HEAD", "a revert"),
+    ):
+        path = git(tree, "rev-parse", "--git-path", name).stdout.strip()
+        if (tree / path).exists():
+            return what
+    return ""
 
 
 def unexported_work(base: Base, tree: Path) -> list[str]:
     """What a fork tree holds that patches/ does not: lost if it were replaced."""
-    if not gitutil.is_git_tree(tree):
+    if not tree.exists():
         return []
+    if not gitutil.is_git_tree(tree) or git(tree, "rev-parse", "-q", "--verify", "HEAD", check=False).returncode:
+        return [f"{tree} exists but is not a readable git tree (it may hold work the tool cannot see)"]
     findings = []
+    busy = in_progress(tree)
+    if busy:
+        findings.append(f"{busy} is in progress")
     dirty = gitutil.is_dirty(tree)
     if dirty:
         findings.append("uncommitted changes:\n" + dirty.rstrip())
@@ -165,26 +184,80 @@ def unexported_work(base: Base, tree: Path) -> list[str]:
     return findings
 
 
+def remove_tree(path: Path) -> None:
+    """rmtree that survives files vanishing or appearing underneath it (git's
+    background gc in a tree that was just renamed away)."""
+    for _ in range(5):
+        shutil.rmtree(path, ignore_errors=True)
+        if not path.exists():
+            return
+        time.sleep(0.2)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def clean_stale_staging(dest: Path, log) -> None:
+    """Remove the staging folders of builds that were killed (`.<name>.*` next
+    to `dest`); a killed build that had already moved the old tree aside gets
+    it moved back first."""
+    if not dest.parent.is_dir():
+        return
+    for staging in sorted(dest.parent.glob(f".{dest.name}.*")):
+        if not staging.is_dir():
+            continue
+        owner = staging / "owner.pid"
+        try:
+            alive = _pid_alive(int(owner.read_text()))
+        except (OSError, ValueError):
+            alive = time.time() - staging.stat().st_mtime < 60
+        if alive:
+            continue
+        old = staging / "old"
+        if old.is_dir() and not dest.exists():
+            old.rename(dest)
+            log(f"restored {dest} from the staging folder of a build that was interrupted")
+        log(f"removing {staging} (left by a build that was interrupted)")
+        remove_tree(staging)
+
+
 def build_tree(base: Base, dest: Path, cache_dir: Path, log, source_checkout: Path | None = None) -> None:
-    """Materialize base + series at `dest`; an existing tree is replaced only if nothing would be lost."""
-    if dest.exists():
-        lost = unexported_work(base, dest)
-        if lost:
-            raise ForkError(
-                f"{dest} has work that is not exported to patches/{base.name}/",
-                "\n".join(lost) + "\nCommit and run `export` first, or move the tree away.",
-            )
+    """Materialize base + series at `dest`; an existing tree is replaced only if nothing would be lost.
+
+    The new tree is made in a staging folder beside `dest` and put in place by
+    rename; the old one is deleted only after that, so a build that is killed
+    leaves the old tree (and a staging folder the next build removes)."""
     dest.parent.mkdir(parents=True, exist_ok=True)
+    clean_stale_staging(dest, log)
+    refuse_to_replace(base, dest)
     staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
+    (staging / "owner.pid").write_text(str(os.getpid()))
     try:
         tree = staging / "tree"
         materialize_base(base, tree, cache_dir, log, source_checkout)
         apply_series(tree, base.patch_paths(), log)
         if dest.exists():
-            shutil.rmtree(dest)
+            refuse_to_replace(base, dest)  # again: the user may have committed meanwhile
+            dest.rename(staging / "old")
         tree.rename(dest)
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        remove_tree(staging)
+
+
+def refuse_to_replace(base: Base, dest: Path) -> None:
+    lost = unexported_work(base, dest)
+    if lost:
+        raise ForkError(
+            f"{dest} has work that is not exported to patches/{base.name}/",
+            "\n".join(lost) + "\nCommit and run `export` first, or move the tree away.",
+        )
 
 
 # --- export ------------------------------------------------------------------
@@ -349,7 +422,11 @@ def base_matches(base: Base, tree: Path) -> tuple[bool, str]:
 
 
 def apply_to_checkout(base: Base, target: Path, log) -> None:
-    """The cherry-pick case: the series as commits on the user's current branch."""
+    """The cherry-pick case: the series as commits on the user's current branch.
+
+    The patches are applied in a throwaway clone; only when all of them apply
+    is the user's branch fast-forwarded to the result, so an interrupted or
+    failed apply leaves the checkout as it was."""
     target = target.resolve()
     if not gitutil.is_git_tree(target):
         raise ForkError(f"{target} is not the top of a git checkout")
@@ -359,21 +436,41 @@ def apply_to_checkout(base: Base, target: Path, log) -> None:
             f"{target} is not based on vLLM {base.version}: {why}",
             f"Check out {base.tag} (or pass the base that matches) and try again.",
         )
+    busy = in_progress(target)
+    if busy:
+        raise ForkError(f"refusing to apply: {busy} is in progress in {target}", "Finish or abort it first.")
     dirty = gitutil.is_dirty(target)
     if dirty:
         raise ForkError(f"refusing to apply: {target} has uncommitted changes", dirty.rstrip())
-    if (target / git(target, "rev-parse", "--git-path", "rebase-apply").stdout.strip()).exists():
-        raise ForkError(f"{target} has a git am or rebase in progress")
     patches = base.patch_paths()
-    problems = trial_apply(target, patches)
-    if problems:
-        raise PatchDoesNotApply(
-            f"{len(problems)} patch(es) of {base.name} do not apply to {target}; nothing was changed",
-            "\n".join(problems),
-        )
     head = git(target, "rev-parse", "HEAD").stdout.strip()
-    try:
-        apply_series(target, patches, log)
-    except PatchDoesNotApply:
-        git(target, "reset", "-q", "--hard", head)
-        raise
+    with tempfile.TemporaryDirectory(prefix="vllm-fork-apply-") as tmp:
+        work = Path(tmp) / "tree"
+        git(Path(tmp), "clone", "-q", "--shared", "--no-checkout", str(target), str(work))
+        git(work, "checkout", "-q", "--detach", head)
+        problems = []
+        for i, path in enumerate(patches, start=1):
+            log(f"[{i}/{len(patches)}] applying {path.name}")
+            try:
+                am(work, path)
+            except PatchDoesNotApply as exc:
+                problems.append(exc.message)
+        if problems:
+            raise PatchDoesNotApply(
+                f"{len(problems)} patch(es) of {base.name} do not apply to {target}; nothing was changed",
+                "\n".join(problems + already_applied_hint(target, patches)),
+            )
+        new = git(work, "rev-parse", "HEAD").stdout.strip()
+        git(target, "fetch", "-q", "--no-tags", "--no-write-fetch-head", str(work), new)
+    git(target, "merge", "-q", "--ff-only", new)
+
+
+def already_applied_hint(target: Path, patches: list[Path]) -> list[str]:
+    """Say so when the checkout's recent history already has patches of the series."""
+    recent = gitutil.commit_patch_ids(target, "-n200")
+    found = []
+    for path in patches:
+        pid = gitutil.patch_id(target, parse_patch(path).diff)
+        if pid in recent:
+            found.append(f"{path.name} is already applied (commit {recent[pid][:12]})")
+    return found

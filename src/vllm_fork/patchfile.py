@@ -167,4 +167,44 @@ def lint_patch(patch: Patch) -> list[str]:
         problems.append(f"{patch.name}: empty body (say why, what was measured, what was left out)")
     if not patch.path.read_bytes().endswith(b"\n"):
         problems.append(f"{patch.name}: does not end with a newline")
+    problems += hunk_problems(patch)
+    return problems
+
+
+def hunk_problems(patch: Patch) -> list[str]:
+    """Hunks whose body does not have the lines their `@@ -a,b +c,d @@` header
+    promises (a hand-edited patch): git am would reject them as corrupt."""
+    problems = []
+    lines = patch.diff.splitlines()
+    path, index, i = "", 0, 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if line.startswith("diff --git "):
+            path, index = line.split(" b/", 1)[-1], 0
+            continue
+        match = HUNK_RE.match(line)
+        if not match or not path:
+            continue
+        index += 1
+        want_old = int(match.group(2)) if match.group(2) is not None else 1
+        want_new = int(match.group(4)) if match.group(4) is not None else 1
+        old = new = 0
+        while i < len(lines) and (old < want_old or new < want_new):
+            body = lines[i]
+            if body.startswith(" ") or body == "":
+                old, new = old + 1, new + 1
+            elif body.startswith("-"):
+                old += 1
+            elif body.startswith("+"):
+                new += 1
+            elif not body.startswith("\\"):
+                break
+            i += 1
+        if (old, new) != (want_old, want_new):
+            header = line.split(" @@")[0] + " @@"
+            problems.append(
+                f"{patch.name}: file {path}, hunk {index} ({header}) is malformed: the header "
+                f"promises {want_old} old / {want_new} new lines, the body has {old} / {new}"
+            )
     return problems

@@ -340,3 +340,44 @@ def test_bundle_carries_the_release_version_of_modified_files(
     # Only vllm/ files: tests the series touches are not carried as base.
     assert "tests/kernels/test_attn.py" in names
     assert not any(n.startswith("base/tests/") for n in names)
+
+
+def test_apply_malformed_hunk_says_so_without_git_advice(
+    queue: Queue, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    build_with_patches(queue, capsys)
+    patch = queue.patches / "ROCm-Kernel-Change-line-20.patch"
+    patch.write_text(patch.read_text().replace(" LINE_18 = 18\n", "LINE_18 = 18\n"))
+    target = target_checkout(queue, tmp_path)
+    assert main(queue.argv("apply", str(target))) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: 1 patch(es) of v1.0.0 do not apply")
+    assert "ROCm-Kernel-Change-line-20.patch does not apply: malformed patch" in err
+    assert "hint:" not in err and "--continue" not in err and "Traceback" not in err
+
+
+def test_apply_rerun_says_patches_are_already_there(
+    queue: Queue, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    build_with_patches(queue, capsys)
+    target = target_checkout(queue, tmp_path)
+    assert main(queue.argv("apply", str(target))) == 0
+    assert main(queue.argv("apply", str(target))) == 2
+    assert "ROCm-Kernel-Change-line-20.patch is already applied (commit" in capsys.readouterr().err
+
+
+def test_status_with_a_missing_series_file(queue: Queue, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(queue.argv("build", "--no-venv")) == 0
+    assert main(queue.argv("status", "--series", str(queue.root / "nowhere" / "series"))) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: no series file at ") and "Traceback" not in err
+
+
+def test_bundle_refuses_a_dirty_tree(
+    queue: Queue, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    build_with_patches(queue, capsys)
+    (queue.fork / "vllm/page.py").write_text("# edited, not committed\n")
+    assert main(queue.argv("bundle", "-o", str(tmp_path / "b.tgz"))) == 2
+    assert "refusing to bundle" in capsys.readouterr().err
+    assert not (tmp_path / "b.tgz").exists()

@@ -105,3 +105,16 @@ def test_check_static_exit_code(queue: Queue, capsys: pytest.CaptureFixture[str]
     write_patch(queue.patches, "p.patch", "No tags\n\nBody.\n\nUpstream-Status: Pending\nSigned-off-by: A <a@b.c>\n")
     assert main(queue.argv("check", "--static")) == 1
     assert "not vLLM style" in capsys.readouterr().out
+
+
+def test_malformed_hunk(queue: Queue) -> None:
+    path = write_patch(queue.patches, "p.patch", GOOD_MESSAGE.format(title="X"))
+    path.write_text(path.read_text().replace("@@ -1,2 +1,2 @@", "@@ -1,3 +1,2 @@"))
+    found = problems(queue)
+    assert any("file vllm/page.py, hunk 1 (@@ -1,3 +1,2 @@) is malformed" in p for p in found), found
+
+
+def test_series_entry_outside_the_folder(queue: Queue) -> None:
+    write_patch(queue.patches.parent, "outside.patch", GOOD_MESSAGE.format(title="X"), listed=False)
+    (queue.patches / "series").write_text("../outside.patch\n")
+    assert any("../outside.patch is not a file name" in p for p in problems(queue))
