@@ -231,6 +231,50 @@ def cmd_bundle(ctx: Ctx, args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_rebase(ctx: Ctx, args: argparse.Namespace) -> int:
+    """Move --base's queue onto another release or a vLLM checkout."""
+    from vllm_fork import rebase
+
+    if args.cont or args.skip or args.abort:
+        tree = rebase.tree_in_progress(ctx.root, args.fork)
+        if args.abort:
+            rebase.abort(ctx.root, tree, ctx.log)
+            print(f"rebase aborted: {tree} removed, patches/ unchanged")
+            return 0
+        state = rebase.load(tree)
+        steps = rebase.resume(ctx.root, load_base(ctx.root, state.old), tree, ctx.log, skip=args.skip)
+        old_name, new_name = state.old, state.new["name"]
+    else:
+        if bool(args.onto) == bool(args.onto_source):
+            raise ForkError(
+                "rebase needs exactly one of --onto and --onto-source",
+                "--onto v0.32.0 (a release, pinned from the package index), or\n"
+                "--onto-source /path/to/vllm --onto-name main (a git checkout).",
+            )
+        old = ctx.base()
+        if args.onto:
+            new = rebase.pin_release(ctx.root, args.onto, old, ctx.cache, ctx.log)
+            checkout = None
+        else:
+            checkout = Path(args.onto_source)
+            name = args.onto_name or ""
+            if not name:
+                raise ForkError("--onto-source needs --onto-name (the new base's folder name, e.g. main)")
+            new = rebase.pin_source(ctx.root, checkout, name, args.onto_rev, old)
+        tree = Path(args.fork).resolve() if args.fork else ctx.root / ".fork" / new.name
+        state = rebase.start(ctx.root, old, new, tree, ctx.cache, ctx.log, checkout)
+        steps = rebase.proceed(ctx.root, old, state, ctx.log)
+        old_name, new_name = old.name, new.name
+    width = max(len(s.patch) for s in steps)
+    print(f"rebase {old_name} -> {new_name} ({tree}):")
+    for s in steps:
+        print(f"  {s.outcome:17} {s.patch:{width}}  {s.detail}".rstrip())
+    kept = len(load_base(ctx.root, new_name).series())
+    print(f"wrote patches/{new_name}/ (pin.toml, series, {kept} patches)")
+    print(f"next: ./vllm-fork --base {new_name} check   (and review pin.toml's [environment])")
+    return 0
+
+
 def cmd_test(ctx: Ctx, args: argparse.Namespace) -> int:
     """Every test: the tool's own, then every base's full check."""
     import subprocess
@@ -296,6 +340,18 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--fork", help="the fork tree (default: .fork/<base>)")
     g.add_argument("-o", "--output", help="default: .gpu/bundle-<base>.tgz")
     g.set_defaults(func=cmd_bundle)
+
+    r = sub.add_parser("rebase", help="move the queue of --base onto another release or a checkout")
+    r.add_argument("--onto", help="a vLLM release, e.g. v0.32.0 (pinned from the package index)")
+    r.add_argument("--onto-source", help="a vLLM git checkout (e.g. of main) instead of a release")
+    r.add_argument("--onto-name", help="with --onto-source: the new base's name, e.g. main")
+    r.add_argument("--onto-rev", default="HEAD", help="with --onto-source: the commit (default HEAD)")
+    r.add_argument("--fork", help="the new fork tree (default: .fork/<new base>)")
+    how = r.add_mutually_exclusive_group()
+    how.add_argument("--continue", dest="cont", action="store_true", help="after resolving a conflict")
+    how.add_argument("--skip", action="store_true", help="drop the conflicting patch")
+    how.add_argument("--abort", action="store_true", help="remove the new tree; write nothing")
+    r.set_defaults(func=cmd_rebase)
 
     t = sub.add_parser("test", help="every test: the tool's, then check --all-bases")
     t.set_defaults(func=cmd_test)

@@ -44,6 +44,11 @@ def materialize_base(
     base: Base, dest: Path, cache_dir: Path, log, source_checkout: Path | None = None
 ) -> None:
     """A git repo at `dest` whose tagged commit is exactly upstream's release."""
+    if source_checkout is None and not base.sdist:
+        raise ForkError(
+            f"base {base.name} is a vLLM git checkout, not a release (its pin has no sdist)",
+            f"Pass --source <a vLLM clone that has commit {base.upstream_commit[:12]}>.",
+        )
     if source_checkout is None:
         sdist = source.fetch_sdist(base, cache_dir, log)
         log(f"unpacking {sdist.name}")

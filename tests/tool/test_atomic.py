@@ -51,7 +51,11 @@ def queue_with_patches(queue: Queue) -> None:
     for i in range(1, PATCHES + 1):
         queue.commit(
             GOOD_MESSAGE.format(title=f"Change line {i}"),
-            {"vllm/attn.py": (queue.fork / "vllm/attn.py").read_text().replace(f"LINE_{i} = {i}\n", f"LINE_{i} = {i}00\n")},
+            {
+                "vllm/attn.py": (queue.fork / "vllm/attn.py")
+                .read_text()
+                .replace(f"LINE_{i} = {i}\n", f"LINE_{i} = {i}00\n")
+            },
         )
     assert main(queue.argv("export")) == 0
 
@@ -64,7 +68,9 @@ def run_killed(queue: Queue, tmp_path: Path, kill_at: int, *argv: str) -> int:
     config = tmp_path / "gitconfig"
     config.write_text(f"[core]\n\thooksPath = {hooks}\n")
     counter = tmp_path / f"counter-{kill_at}"
-    env = dict(os.environ, GIT_CONFIG_GLOBAL=str(config), KILL_AT=str(kill_at), KILL_COUNTER=str(counter))
+    env = dict(
+        os.environ, GIT_CONFIG_GLOBAL=str(config), KILL_AT=str(kill_at), KILL_COUNTER=str(counter)
+    )
     proc = subprocess.run(
         [sys.executable, str(ROOT / "vllm-fork"), *queue.argv(*argv)],
         env=env,
