@@ -124,7 +124,8 @@ def render_pin(base: Base, old: Base, source_checkout: str) -> str:
     if source_checkout:
         head = (
             f"# A vLLM git checkout, not a release ({source_checkout}): build it with\n"
-            f"# `vllm-fork --base {base.name} build --source <checkout with {base.upstream_commit[:12]}>`.\n"
+            f"# `vllm-fork --base {base.name} build --source <checkout>`"
+            f" (one with commit {base.upstream_commit[:12]}).\n"
         )
     lines = [
         head.rstrip("\n"),
@@ -235,7 +236,8 @@ def start(
     if (new.folder / "pin.toml").exists():
         raise ForkError(
             f"patches/{new.name}/ already exists",
-            f"The queue for {new.name} is there: `--base {new.name} build` it, or remove the folder.",
+            f"The queue for {new.name} is there: build it with `--base {new.name} build`,"
+            " or remove the folder.",
         )
     if not old.series():
         raise ForkError(f"patches/{old.name}/ has no patches to move")
@@ -283,6 +285,7 @@ def proceed(root: Path, old: Base, state: State, log) -> list[Step]:
     for i, step in enumerate(todo, start=len(state.steps) - len(todo) + 1):
         log(f"[{i}/{len(state.steps)}] {step.patch}")
         step.outcome, step.detail = move_one(tree, old.folder / step.patch, step.commit, new)
+        log(f"  {step.outcome or 'conflict'}")
         if not step.outcome:
             state.stopped_head = git(tree, "rev-parse", "HEAD").stdout.strip()
             save(state)
