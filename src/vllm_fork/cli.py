@@ -7,11 +7,10 @@ import os
 import sys
 from pathlib import Path
 
-from vllm_fork import checks, fork, gitutil, venv
+from vllm_fork import checks, fork, gitutil, upstream, venv
 from vllm_fork.bases import Base, default_base, find_repo_root, known_bases, load_base
 from vllm_fork.errors import ForkError
 from vllm_fork.patchfile import parse_patch
-from vllm_fork.upstream import pr_body, upstream_mail
 
 ROCM_BUILD_NOTE = """\
 This is a Python-only build (VLLM_TARGET_DEVICE=empty). For a real ROCm build
@@ -109,6 +108,13 @@ def cmd_status(ctx: Ctx, args: argparse.Namespace) -> int:
 
 def cmd_upstream(ctx: Ctx, args: argparse.Namespace) -> int:
     base = ctx.base()
+    tree = Path(args.fork).resolve() if args.fork else None
+    if args.lint:
+        if args.patch:
+            raise ForkError("--lint takes no patch", "It checks every patch of the base.")
+        return upstream_lint(base, tree)
+    if not args.patch:
+        raise ForkError("which patch?", "Name a patch file or part of its name, or pass --lint.")
     path = Path(args.patch)
     if not path.exists():
         matches = [p for p in base.patch_paths() if args.patch in p.name]
@@ -119,8 +125,41 @@ def cmd_upstream(ctx: Ctx, args: argparse.Namespace) -> int:
             )
         path = matches[0]
     patch = parse_patch(path)
-    sys.stdout.write(f"# {patch.subject}\n\n{pr_body(patch)}" if args.pr_body else upstream_mail(patch))
+    submitter = None if args.pr_body else upstream.submitter_identity(ctx.root, args.author)
+    problems = [p.split(": ", 1)[1] for p in upstream.submission_problems(patch, tree)]
+    if problems and not args.draft:
+        raise ForkError(
+            f"{patch.name} is not ready to go upstream ({len(problems)} problem(s)):",
+            "\n".join(problems) + "\nFix the commit message in the fork and export "
+            "(CONTRIBUTING.md, 'Commit messages'), or pass --draft to print it anyway.",
+        )
+    for problem in problems:
+        print(f"warning: {patch.name}: not for submission: {problem}", file=sys.stderr)
+    needs = [need.patch for need in upstream.needs_of(path, base.patch_paths())]
+    if args.pr_body:
+        sys.stdout.write(f"# {patch.subject}\n\n{upstream.pr_body(patch, needs, args.draft)}")
+        return 0
+    assert submitter is not None
+    sys.stdout.write(upstream.upstream_mail(patch, submitter, needs, args.draft))
+    ctx.log(upstream.AM_HINT)
     return 0
+
+
+def upstream_lint(base: Base, tree: Path | None) -> int:
+    """Every patch of the base: what it needs, and why it is not ready to go upstream."""
+    chain = [parse_patch(p) for p in base.patch_paths()]
+    needs = upstream.dependencies(chain)
+    bad = 0
+    for patch in chain:
+        problems = upstream.submission_problems(patch, tree)
+        bad += bool(problems)
+        print(f"{'ok  ' if not problems else 'FAIL'} {patch.name}")
+        for need in needs[patch.name]:
+            print(f"       needs: {need.patch.subject}  ({'; '.join(need.reasons)})")
+        for problem in problems:
+            print("       " + problem.split(": ", 1)[1])
+    print(f"{bad} of {len(chain)} patch(es) not ready to go upstream")
+    return 1 if bad else 0
 
 
 def cmd_check(ctx: Ctx, args: argparse.Namespace) -> int:
@@ -356,9 +395,27 @@ def parser() -> argparse.ArgumentParser:
     t = sub.add_parser("test", help="every test: the tool's, then check --all-bases")
     t.set_defaults(func=cmd_test)
 
-    u = sub.add_parser("upstream", help="print one patch as it would go upstream")
-    u.add_argument("patch", help="a patch file, or part of its name")
+    u = sub.add_parser(
+        "upstream",
+        help="print one patch as it would go upstream (apply with: git am --keep-non-patch)",
+        description="Print one patch as a mail for `git am --keep-non-patch` (plain `git am` "
+        "drops the [Tag] title prefixes): From: and Signed-off-by: are the submitter's "
+        "(git config user.name/user.email, or --author), internal trailers are stripped, the "
+        "body is vLLM's PR template (Overview, Claims, Validation, Details) and its Overview "
+        "opens with a 'Needs: <subject>' line per earlier patch it needs. Refuses a patch whose "
+        "message lacks a section or names something only this queue has.",
+    )
+    u.add_argument("patch", nargs="?", help="a patch file, or part of its name")
     u.add_argument("--pr-body", action="store_true", help="only the PR description")
+    u.add_argument("--author", metavar="'NAME <MAIL>'", help="submitter (default: git identity)")
+    u.add_argument(
+        "--draft",
+        "--allow-missing",
+        action="store_true",
+        help="print even with missing sections or internal references (warned on stderr)",
+    )
+    u.add_argument("--lint", action="store_true", help="every patch: its needs, what is not ready")
+    u.add_argument("--fork", help="vLLM tree for benchmarks/ paths (default: .fork/<base>, if built)")
     u.set_defaults(func=cmd_upstream)
     return p
 

@@ -1,4 +1,11 @@
-"""One patch as it would go upstream: internal trailers out, PR template sections in.
+"""One patch as it would go upstream: the submitter's identity, the patches it
+needs, internal trailers out, PR template sections in.
+
+vLLM's DCO needs the real submitter, so the mail's `From:` and last
+`Signed-off-by:` come from the submitter's git identity (`git config
+user.name` / `user.email`, or `--author`), never from the queue's
+placeholder author; a placeholder identity (a reserved domain such as
+`.example`) is refused, as is an unset one.
 
 vLLM's PR template asks for Overview, Claims, Validation and Details. A commit
 body may mark them with a line holding only `Overview:`, `Claims:`,
@@ -6,18 +13,34 @@ body may mark them with a line holding only `Overview:`, `Claims:`,
 Overview. A body without markers is sorted by paragraph: the first is the
 Overview, one that starts with "Measured" a Claim, one that starts with
 "Test"/"Tested"/"The tests" Validation, the rest Details (an indented paragraph
-stays with the one before it).
+stays with the one before it). A section left empty, or a message that names
+something only this queue has (another patch by number or position, the
+queue's own benchmarks, "the issue"), is not ready to go upstream.
+
+A patch needs an earlier patch of its series when it does not apply without
+it (its hunks' context or removed lines were added by the earlier patch, span
+lines it removed, or the file is one it created), or when its added lines
+import a module or name a file that the earlier patch creates.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from email.header import Header
+from email.utils import formataddr, parseaddr
+from pathlib import Path
 
-from vllm_fork.patchfile import INTERNAL_TRAILERS, Patch
+from vllm_fork.errors import ForkError
+from vllm_fork.patchfile import HUNK_RE, INTERNAL_TRAILERS, Patch, parse_patch
 
 SECTIONS = ("Overview", "Claims", "Validation", "Details")
 MARKER_RE = re.compile(r"^(Overview|Claims|Validation|Details):\s*$", re.IGNORECASE)
-
+MISSING = "(not stated in the commit message)"
+AM_HINT = "apply with: git am --keep-non-patch  (plain `git am` drops the [Tag] title prefixes)"
 
 CLAIM_RE = re.compile(r"^(Measured|Numbers)\b")
 VALIDATION_RE = re.compile(r"^(Tests?|Tested|The tests|Validat|Checked)\b")
@@ -52,11 +75,120 @@ def sections(message: str) -> dict[str, str]:
     return {name: "\n".join(lines).strip() for name, lines in found.items()}
 
 
-def pr_body(patch: Patch) -> str:
-    parts = []
-    for name, text in sections(patch.message).items():
-        parts.append(f"## {name}\n\n{text or '(not stated in the commit message)'}\n")
-    return "\n".join(parts)
+def missing_sections(patch: Patch) -> list[str]:
+    """The PR template sections the commit message leaves empty."""
+    return [name for name, text in sections(patch.message).items() if not text]
+
+
+def pr_body(patch: Patch, needs: Sequence[Patch] = (), draft: bool = False) -> str:
+    """The PR description; `Needs:` lines open the Overview (vLLM's template asks
+    the Overview to link related PRs). An empty section raises unless `draft`."""
+    found = sections(patch.message)
+    empty = [name for name, text in found.items() if not text]
+    if empty and not draft:
+        raise ForkError(
+            f"{patch.name}: no {', '.join(empty)} section in the commit message",
+            "Mark each of Overview:, Claims:, Validation:, Details: in the message "
+            "(CONTRIBUTING.md, 'Commit messages').",
+        )
+    if needs:
+        lines = "\n".join(f"Needs: {p.subject}" for p in needs)
+        found["Overview"] = f"{lines}\n\n{found['Overview']}".rstrip()
+    return "\n".join(f"## {name}\n\n{text or MISSING}\n" for name, text in found.items())
+
+
+# ---------------------------------------------------------------------------
+# Identity
+
+
+# RFC 2606 / RFC 6761 names that can never be a person's mailbox.
+RESERVED_DOMAINS = (
+    "example",
+    "example.com",
+    "example.net",
+    "example.org",
+    "invalid",
+    "test",
+    "localhost",
+)
+IDENTITY_REMEDY = (
+    "vLLM's DCO needs the real submitter on From: and Signed-off-by:. Set yours:\n"
+    "  git config user.name 'Your Name' && git config user.email you@your.domain\n"
+    "or pass --author 'Your Name <you@your.domain>'."
+)
+
+
+@dataclass(frozen=True)
+class Identity:
+    name: str
+    email: str
+
+    def __str__(self) -> str:
+        return f"{self.name} <{self.email}>"
+
+    def header(self) -> str:
+        """For a From: header: RFC 2047-encoded when the name is not ASCII."""
+        return formataddr((self.name, self.email), charset="utf-8")
+
+    def same_as(self, other: Identity) -> bool:
+        return self.email.lower() == other.email.lower() and self.name == other.name
+
+
+def is_placeholder(email: str) -> bool:
+    """True for an address no person can hold: no domain, or a reserved one."""
+    _, _, domain = email.rpartition("@")
+    domain = domain.lower().rstrip(".")
+    if "." not in domain:  # none, or a single label such as localhost
+        return True
+    return any(domain == d or domain.endswith("." + d) for d in RESERVED_DOMAINS)
+
+
+def parse_identity(text: str) -> Identity | None:
+    """`Name <mail>` as git writes it, or None."""
+    match = re.fullmatch(r"\s*([^<>]*?)\s*<([^<>\s]+@[^<>\s]+)>\s*", text)
+    if not match or not match.group(1):
+        return None
+    _, email = parseaddr(f"{match.group(1)} <{match.group(2)}>")
+    return Identity(match.group(1).strip('"'), email) if email else None
+
+
+def check_identity(identity: Identity, where: str) -> Identity:
+    if is_placeholder(identity.email):
+        raise ForkError(
+            f"{where} is {identity}: a placeholder (reserved domain), not a person vLLM's DCO accepts",
+            IDENTITY_REMEDY,
+        )
+    return identity
+
+
+def git_config(root: Path, key: str) -> str:
+    """What `git config KEY` answers in `root` (repository, global or system)."""
+    proc = subprocess.run(
+        ["git", "config", key], cwd=root, capture_output=True, text=True, check=False
+    )
+    return proc.stdout.strip() if proc.returncode == 0 else ""
+
+
+def submitter_identity(
+    root: Path, author: str | None = None, env: Mapping[str, str] | None = None
+) -> Identity:
+    """--author, else git's own order: GIT_AUTHOR_NAME/EMAIL, then user.name/email."""
+    if author is not None:
+        identity = parse_identity(author)
+        if identity is None:
+            raise ForkError(f"--author {author!r} is not 'Name <mail@domain>'", IDENTITY_REMEDY)
+        return check_identity(identity, "--author")
+    env = os.environ if env is None else env
+    name = env.get("GIT_AUTHOR_NAME") or git_config(root, "user.name")
+    email = env.get("GIT_AUTHOR_EMAIL") or git_config(root, "user.email")
+    unset = [key for key, value in (("user.name", name), ("user.email", email)) if not value]
+    if unset:
+        raise ForkError(
+            f"no submitter identity: git config {' and '.join(unset)} not set", IDENTITY_REMEDY
+        )
+    return check_identity(
+        Identity(name, email), "your git identity (git config user.name/user.email)"
+    )
 
 
 def public_trailers(patch: Patch) -> list[tuple[str, str]]:
@@ -64,14 +196,302 @@ def public_trailers(patch: Patch) -> list[tuple[str, str]]:
     return [(k, v) for k, v in patch.trailers if k.lower() not in internal]
 
 
-def upstream_mail(patch: Patch) -> str:
-    """The patch, git-am-able, with internal trailers stripped and the body in sections."""
-    body = pr_body(patch).rstrip()
-    trailers = "\n".join(f"{k}: {v}" for k, v in public_trailers(patch))
+def submission_trailers(patch: Patch, submitter: Identity) -> list[tuple[str, str]]:
+    """Public trailers without placeholder identities; the submitter signs off last, once."""
+    kept = []
+    for key, value in public_trailers(patch):
+        who = parse_identity(value)
+        if who is not None and is_placeholder(who.email):
+            continue
+        if key.lower() == "signed-off-by" and who is not None and who.same_as(submitter):
+            continue
+        if (key, value) not in kept:
+            kept.append((key, value))
+    return [*kept, ("Signed-off-by", str(submitter))]
+
+
+def upstream_mail(
+    patch: Patch, submitter: Identity, needs: Sequence[Patch] = (), draft: bool = False
+) -> str:
+    """The patch, `git am --keep-non-patch`-able, from the submitter, internal
+    trailers stripped, the body in PR template sections."""
+    body = pr_body(patch, needs, draft).rstrip()
+    trailers = "\n".join(f"{k}: {v}" for k, v in submission_trailers(patch, submitter))
+    subject = f"[PATCH] {patch.subject}"
+    if not subject.isascii():
+        subject = Header(subject, "utf-8", header_name="Subject").encode()
     return (
         "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n"
-        f"From: {patch.author}\n"
+        f"From: {submitter.header()}\n"
         f"Date: {patch.date}\n"
-        f"Subject: [PATCH] {patch.subject}\n\n"
+        f"Subject: {subject}\n"
+        "MIME-Version: 1.0\n"
+        "Content-Type: text/plain; charset=UTF-8\n"
+        "Content-Transfer-Encoding: 8bit\n\n"
         f"{body}\n\n{trailers}\n---\n{patch.diff}"
     )
+
+
+# ---------------------------------------------------------------------------
+# Dependencies between patches of one series
+
+
+@dataclass
+class FileDiff:
+    path: str
+    created: bool = False
+    deleted: bool = False
+    hunks: list[tuple[int, int, list[str]]] = field(
+        default_factory=list
+    )  # old start, old count, body
+
+
+def file_diffs(diff: str) -> list[FileDiff]:
+    files: list[FileDiff] = []
+    lines = diff.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if line.startswith("diff --git "):
+            files.append(FileDiff(line.split(" b/", 1)[1]))
+        elif files and line.startswith("new file mode"):
+            files[-1].created = True
+        elif files and line.startswith("deleted file mode"):
+            files[-1].deleted = True
+        elif files and (match := HUNK_RE.match(line)):
+            old_count = int(match.group(2)) if match.group(2) is not None else 1
+            new_count = int(match.group(4)) if match.group(4) is not None else 1
+            body: list[str] = []
+            old = new = 0
+            while i < len(lines) and (
+                old < old_count or new < new_count or lines[i].startswith("\\")
+            ):
+                text = lines[i] or " "
+                i += 1
+                if text[0] == "\\":
+                    continue
+                body.append(text)
+                old += text[0] in " -"
+                new += text[0] in " +"
+            files[-1].hunks.append((int(match.group(1)), old_count, body))
+    return files
+
+
+@dataclass
+class Line:
+    origin: int | None  # index of the patch that added it; None: the base
+    removed_before: set[int] = field(default_factory=set)  # patches that removed lines just above
+
+
+@dataclass
+class FileState:
+    lines: list[Line] = field(default_factory=list)  # beyond them: untouched base lines
+    created_by: int | None = None
+    deleted_by: int | None = None
+
+    def at(self, index: int) -> Line:
+        while len(self.lines) <= index:
+            self.lines.append(Line(None))
+        return self.lines[index]
+
+
+@dataclass(frozen=True)
+class Need:
+    patch: Patch
+    reasons: tuple[str, ...]
+
+
+def _apply_hunk(state: FileState, j: int, start: int, count: int, body: list[str]) -> set[int]:
+    """Replay one hunk of patch j on the line origins; the patches whose lines it needs."""
+    needs: set[int] = set()
+    position = start if count == 0 else start - 1
+    state.at(position + count)  # the line after the hunk exists (it may carry removals)
+    old = iter(state.lines[position : position + count])
+    new: list[Line] = []
+    pending: set[int] = set()
+    first = True
+    for text in body:
+        if text[0] == "+":
+            new.append(Line(j, pending))
+            pending = set()
+            continue
+        line = next(old, None)
+        if line is None:  # a malformed hunk; `check --static` reports it
+            break
+        if not first:
+            needs |= line.removed_before
+        first = False
+        if line.origin is not None:
+            needs.add(line.origin)
+        if text[0] == " ":
+            new.append(Line(line.origin, pending | line.removed_before))
+            pending = set()
+        else:
+            pending |= line.removed_before | {j}
+    state.lines[position : position + count] = new
+    state.at(len(new) + position).removed_before |= pending
+    return needs - {j}
+
+
+def _module_of(path: str) -> str | None:
+    if not path.endswith(".py"):
+        return None
+    module = path[: -len(".py")].replace("/", ".")
+    return module.removesuffix(".__init__")
+
+
+def _recorder(reasons: dict[int, list[str]], j: int) -> Callable[[int, str], None]:
+    def need(i: int, why: str) -> None:
+        if i != j and why not in reasons.setdefault(i, []):
+            reasons[i].append(why)
+
+    return need
+
+
+def dependencies(series: Sequence[Patch]) -> dict[str, list[Need]]:
+    """For each patch (by file name), the earlier patches of `series` it needs."""
+    states: dict[str, FileState] = {}
+    created: list[list[str]] = []
+    result: dict[str, list[Need]] = {}
+    for j, patch in enumerate(series):
+        reasons: dict[int, list[str]] = {}
+        need = _recorder(reasons, j)
+        diffs = file_diffs(patch.diff)
+        for fd in diffs:
+            state = states.get(fd.path)
+            if fd.created:
+                if state is not None and state.deleted_by is not None:
+                    need(state.deleted_by, f"recreates {fd.path}, which it deletes")
+                state = states[fd.path] = FileState(created_by=j)
+            elif state is None:
+                state = states[fd.path] = FileState()
+            elif state.created_by is not None:
+                need(state.created_by, f"changes {fd.path}, which it creates")
+            for start, count, body in reversed(fd.hunks):
+                for i in _apply_hunk(state, j, start, count, body):
+                    need(i, f"applies on its changes to {fd.path}")
+            if fd.deleted:
+                states[fd.path] = FileState(deleted_by=j)
+        added = "\n".join(
+            line[1:] for fd in diffs for _, _, body in fd.hunks for line in body if line[0] == "+"
+        )
+        for i, paths in enumerate(created):
+            for path in paths:
+                module = _module_of(path)
+                parent, _, leaf = (module or "").rpartition(".")
+                if module and (
+                    re.search(rf"(?<![\w.]){re.escape(module)}(?![\w])", added)
+                    or re.search(
+                        rf"from {re.escape(parent)} import [^\n]*\b{re.escape(leaf)}\b", added
+                    )
+                ):
+                    need(i, f"imports {module}")
+                elif re.search(rf"(?<![\w/.]){re.escape(path)}\b", added):
+                    need(i, f"names {path}")
+        created.append([fd.path for fd in diffs if fd.created and not fd.deleted])
+        result[patch.name] = [Need(series[i], tuple(reasons[i])) for i in sorted(reasons)]
+    return result
+
+
+def series_of(path: Path, series_paths: Sequence[Path] = ()) -> list[Path]:
+    """The patches of the series `path` belongs to, up to and including it:
+    `series_paths` when it is one of them, else the `series` file beside it."""
+    path = path.resolve()
+    paths = [p.resolve() for p in series_paths]
+    if path not in paths and (path.parent / "series").is_file():
+        paths = []
+        for line in (path.parent / "series").read_text().splitlines():
+            entry = line.split("#", 1)[0].strip()
+            if entry:
+                paths.append(path.parent / entry)
+    if path not in paths:
+        return [path]
+    return paths[: paths.index(path) + 1]
+
+
+def needs_of(path: Path, series_paths: Sequence[Path] = ()) -> list[Need]:
+    chain = [parse_patch(p) for p in series_of(path, series_paths)]
+    return dependencies(chain)[chain[-1].name]
+
+
+# ---------------------------------------------------------------------------
+# Internal references
+
+
+INTERNAL_WORDS = (
+    (
+        re.compile(r"\bthe issue\b", re.IGNORECASE),
+        "an issue of this queue, not a vLLM issue (link it, or drop it)",
+    ),
+    (
+        re.compile(r"\b(?:this|the|our|patch)\s+queue\b|\bqueue's\b", re.IGNORECASE),
+        "the patch queue",
+    ),
+    (re.compile(r"\bpatch(?:es)?\s+\d+\b", re.IGNORECASE), "a patch by its number in the queue"),
+    (
+        re.compile(
+            r"\b(?:(?:a|an|the)\s+)?(?:later|earlier|next|previous|following|preceding|subsequent)"
+            r"\s+patch(?:es)?\b|\b(?:its|their)\s+own\s+patch\b",
+            re.IGNORECASE,
+        ),
+        "another patch by its position in the queue (name its PR or subject)",
+    ),
+    (re.compile(r"\bthis\s+(?:repository|repo)\b", re.IGNORECASE), "this repository"),
+    (
+        re.compile(r"\b(?:queue|series)(?:'s|')?\s+(?:repository|tooling)\b", re.IGNORECASE),
+        "the queue's repository",
+    ),
+    (
+        re.compile(r"(?<![\w-])\.fork/|\bvllm-fork\b|\b(?:this|our|the)\s+fork\b", re.IGNORECASE),
+        "the fork build",
+    ),
+)
+BENCHMARK_PATH_RE = re.compile(r"(?<![\w/.-])benchmarks/[\w./-]*\w")
+
+
+def default_tree(patch: Patch) -> Path | None:
+    """`.fork/<base>` beside `patches/<base>/` when it has been built."""
+    tree = patch.path.resolve().parent.parent.parent / ".fork" / patch.path.resolve().parent.name
+    return tree if tree.is_dir() else None
+
+
+def internal_references(patch: Patch, tree: Path | None = None) -> list[str]:
+    """Everything in the subject and body (what goes upstream) that names
+    something only this queue has, one line each.
+
+    A `benchmarks/...` path must be one the patch adds or one the vLLM tree
+    has (`tree`, default `.fork/<base>` when it is built); without a tree,
+    every path the patch does not add is reported."""
+    problems = []
+    tree = tree if tree is not None else default_tree(patch)
+    added = set(patch.files())
+    text = f"{patch.subject}\n\n{patch.message}"
+    for number, line in enumerate(text.splitlines(), start=-1):
+        where = "subject" if number < 1 else f"body line {number}"
+        for pattern, what in INTERNAL_WORDS:
+            for match in pattern.finditer(line):
+                problems.append(f"{patch.name}: {where}: {match.group(0)!r} refers to {what}")
+        for match in BENCHMARK_PATH_RE.finditer(line):
+            path = match.group(0)
+            if path in added or (tree is not None and (tree / path).exists()):
+                continue
+            whose = (
+                f"is not in vLLM's tree ({tree})"
+                if tree is not None
+                else "is not checked (no vLLM tree)"
+            )
+            problems.append(
+                f"{patch.name}: {where}: {path} {whose} and the patch does not add it "
+                "(add the benchmark to the patch, or describe it without the path)"
+            )
+    return problems
+
+
+def submission_problems(patch: Patch, tree: Path | None = None) -> list[str]:
+    """Why the patch is not ready to go upstream: missing sections, internal references."""
+    problems = [
+        f"{patch.name}: no {name} section (mark it with a line '{name}:')"
+        for name in missing_sections(patch)
+    ]
+    return problems + internal_references(patch, tree)
