@@ -35,7 +35,13 @@ from email.utils import formataddr, parseaddr
 from pathlib import Path
 
 from vllm_fork.errors import ForkError
-from vllm_fork.patchfile import HUNK_RE, INTERNAL_TRAILERS, Patch, parse_patch
+from vllm_fork.patchfile import (
+    HUNK_RE,
+    INTERNAL_TRAILERS,
+    UPSTREAM_STATUS,
+    Patch,
+    parse_patch,
+)
 
 SECTIONS = ("Overview", "Claims", "Validation", "Details")
 MARKER_RE = re.compile(r"^(Overview|Claims|Validation|Details):\s*$", re.IGNORECASE)
@@ -370,7 +376,8 @@ def dependencies(series: Sequence[Patch]) -> dict[str, list[Need]]:
                 need(state.created_by, f"changes {fd.path}, which it creates")
             for start, count, body in reversed(fd.hunks):
                 for i in _apply_hunk(state, j, start, count, body):
-                    need(i, f"applies on its changes to {fd.path}")
+                    if i != state.created_by:  # said already: "which it creates"
+                        need(i, f"applies on its changes to {fd.path}")
             if fd.deleted:
                 states[fd.path] = FileState(deleted_by=j)
         added = "\n".join(
@@ -469,8 +476,12 @@ def internal_references(patch: Patch, tree: Path | None = None) -> list[str]:
     text = f"{patch.subject}\n\n{patch.message}"
     for number, line in enumerate(text.splitlines(), start=-1):
         where = "subject" if number < 1 else f"body line {number}"
+        seen: list[tuple[int, int]] = []
         for pattern, what in INTERNAL_WORDS:
             for match in pattern.finditer(line):
+                if any(match.start() < end and start < match.end() for start, end in seen):
+                    continue  # one finding per phrase ("this queue's repository")
+                seen.append(match.span())
                 problems.append(f"{patch.name}: {where}: {match.group(0)!r} refers to {what}")
         for match in BENCHMARK_PATH_RE.finditer(line):
             path = match.group(0)
@@ -489,8 +500,14 @@ def internal_references(patch: Patch, tree: Path | None = None) -> list[str]:
 
 
 def submission_problems(patch: Patch, tree: Path | None = None) -> list[str]:
-    """Why the patch is not ready to go upstream: missing sections, internal references."""
+    """Why the patch is not ready to go upstream: already there, missing
+    sections, internal references."""
     problems = [
+        f"{patch.name}: already upstream ({UPSTREAM_STATUS}: {status}): nothing to submit"
+        for status in patch.trailer_values(UPSTREAM_STATUS)
+        if status.startswith(("Backport", "Accepted"))
+    ]
+    problems += [
         f"{patch.name}: no {name} section (mark it with a line '{name}:')"
         for name in missing_sections(patch)
     ]

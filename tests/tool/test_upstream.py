@@ -434,6 +434,20 @@ def test_internal_words(tmp_path: Path, text: str, found: str) -> None:
     assert problems and found in problems[0] and "x.patch: body line 3:" in problems[0]
 
 
+def test_one_finding_per_phrase(tmp_path: Path) -> None:
+    problems = internal_references(patch_with(tmp_path, "Kept in the patch queue's repository."))
+    assert len(problems) == 1 and "'patch queue'" in problems[0]
+
+
+def test_a_backport_is_not_submitted_again(tmp_path: Path) -> None:
+    patch = patch_with(tmp_path, "Overview:\nA.\nClaims:\nB.\nValidation:\nC.\nDetails:\nD.")
+    assert submission_problems(patch) == []
+    patch.trailers.append(("Upstream-Status", "Backport [v0.30.0]"))
+    assert submission_problems(patch) == [
+        "x.patch: already upstream (Upstream-Status: Backport [v0.30.0]): nothing to submit"
+    ]
+
+
 def test_plain_words_are_not_internal(tmp_path: Path) -> None:
     text = "The scheduler's waiting queue is unchanged; a patch of 16 tokens; fork() in the worker."
     assert internal_references(patch_with(tmp_path, text)) == []
