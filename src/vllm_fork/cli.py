@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import IO
 
 from vllm_fork import checks, fork, gitutil, upstream, venv
 from vllm_fork.bases import Base, default_base, find_repo_root, known_bases, load_base
@@ -315,25 +316,88 @@ def cmd_rebase(ctx: Ctx, args: argparse.Namespace) -> int:
 
 
 def cmd_test(ctx: Ctx, args: argparse.Namespace) -> int:
-    """Every test: the tool's own, then every base's full check."""
-    import subprocess
+    """Every test: the tool's own, then every base's full check.
 
+    Independent work runs side by side, each job as soon as what it needs is
+    there: a base's build (the `apply` check: a fresh tree from the pinned
+    sdist and the series, and its venv), then that base's bisect and gate;
+    the tool's tests (pytest-xdist) once the newest base's venv exists."""
+    names = known_bases(ctx.root)
     failed = False
-    for name in known_bases(ctx.root):
-        base = load_base(ctx.root, name)
-        tree = fork.fork_dir(ctx.root, base)
-        if not gitutil.is_git_tree(tree):
-            fork.build_tree(base, tree, ctx.cache, ctx.log)
-        venv.ensure(base, tree, venv.venv_dir(ctx.root, base), ctx.log)
+    for name in names:
+        problems = checks.static_problems(load_base(ctx.root, name))
+        print(f"== {name}: static: {'ok' if not problems else f'{len(problems)} problem(s)'}")
+        for p in problems:
+            print("  " + p)
+        failed |= bool(problems)
+    if failed:
+        print("vllm-fork test: FAILED (static)")
+        return 1
+    tool = [sys.executable, str(ctx.root / "vllm-fork"), "--repo", str(ctx.root)]
+    tool += ["--cache", str(ctx.cache)]
     python = venv.python_of(venv.venv_dir(ctx.root, ctx.base()))
-    print("== the tool's tests (synthetic upstream, then the real pinned sdists)", flush=True)
-    env = dict(os.environ, VLLM_FORK_CACHE=str(ctx.cache))
-    proc = subprocess.run([str(python), "-m", "pytest", "-p", "no:cacheprovider", "tests"], cwd=ctx.root, env=env)
-    failed |= proc.returncode != 0
-    check_args = argparse.Namespace(all_bases=True, fork=None, static=False, apply=True, bisect=True, gate=True)
-    failed |= cmd_check(ctx, check_args) != 0
+    newest = f"build {ctx.base_name} (= check --apply)"
+    jobs: dict[str, tuple[list[str], list[str]]] = {}
+    # The newest base first: the tool's tests wait for its venv.
+    for n in sorted(names, key=lambda n: n != ctx.base_name):
+        jobs[f"build {n} (= check --apply)"] = ([*tool, "--base", n, "build"], [])
+    jobs["the tool's tests (synthetic upstream, then the real pinned sdists)"] = (
+        [str(python), "-m", "pytest", "-p", "no:cacheprovider", "-n", "2", "tests"],
+        [newest],
+    )
+    for n in names:
+        jobs[f"check {n}: bisect, gate"] = (
+            [*tool, "--base", n, "check", "--bisect", "--gate"],
+            [f"build {n} (= check --apply)"],
+        )
+    env = dict(os.environ, VLLM_FORK_CACHE=str(ctx.cache), PYTHONUNBUFFERED="1")
+    failed = not run_jobs(jobs, ctx.root, env)
     print("vllm-fork test: " + ("FAILED" if failed else "all passed"))
     return 1 if failed else 0
+
+
+def run_jobs(jobs: dict[str, tuple[list[str], list[str]]], cwd: Path, env: dict[str, str]) -> bool:
+    """Run each (command, needs) as soon as the jobs it needs have passed; print
+    each one's output as a block when it ends, with its time. True when all passed."""
+    import subprocess
+    import tempfile
+    import time
+
+    done: set[str] = set()
+    failed: set[str] = set()
+    waiting = dict(jobs)
+    running: dict[str, tuple[subprocess.Popen[bytes], IO[bytes], float]] = {}
+    begin = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="vllm-fork-test-") as tmp:
+        while waiting or running:
+            for title, (cmd, needs) in list(waiting.items()):
+                if any(n in failed for n in needs):
+                    del waiting[title]
+                    failed.add(title)
+                    print(f"== {title}: not run (needs {', '.join(needs)})", flush=True)
+                    continue
+                if any(n not in done for n in needs):
+                    continue
+                del waiting[title]
+                out = (Path(tmp) / f"{len(done) + len(failed) + len(running)}.log").open("w+b")
+                proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
+                running[title] = (proc, out, time.monotonic())
+                print(f"-- {time.monotonic() - begin:4.0f} s: started {title}", flush=True)
+            for title, (proc, out, start) in list(running.items()):
+                if proc.poll() is None:
+                    continue
+                del running[title]
+                passed = proc.returncode == 0
+                (done if passed else failed).add(title)
+                verdict = "ok" if passed else f"FAILED (exit {proc.returncode})"
+                end = time.monotonic()
+                print(f"== {title}: {verdict} in {end - start:.0f} s (at {end - begin:.0f} s)", flush=True)
+                out.seek(0)
+                sys.stdout.buffer.write(out.read())
+                out.close()
+                sys.stdout.flush()
+            time.sleep(0.5)
+    return not failed
 
 
 def parser() -> argparse.ArgumentParser:

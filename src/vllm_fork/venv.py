@@ -29,6 +29,9 @@ GATE_TOOLS = (
     "types-PyYAML",
     "types-requests",
 )
+# What `vllm-fork test` adds to the pin's extras: the tool's tests and the
+# bisect's per-patch test runs spread over the cores with it.
+TEST_TOOLS = ("pytest-xdist==3.8.0",)
 # What setup.py needs with --no-build-isolation (its pyproject build-system
 # minus torch and cmake, which VLLM_TARGET_DEVICE=empty does not use).
 BUILD_TOOLS = ("setuptools>=77.0.3,<81.0.0", "setuptools-scm>=8.0", "setuptools-rust>=1.9.0", "wheel", "packaging>=24.2", "jinja2")
@@ -46,7 +49,7 @@ def _stamp(base: Base, tree: Path) -> str:
     """What the venv was installed from; a change means reinstall."""
     import hashlib
 
-    digest = hashlib.sha256(repr((base.environment, GATE_TOOLS, BUILD_TOOLS)).encode())
+    digest = hashlib.sha256(repr((base.environment, GATE_TOOLS, BUILD_TOOLS, TEST_TOOLS)).encode())
     for req in base.environment.requirements:
         digest.update((tree / req).read_bytes())
     return digest.hexdigest()
@@ -86,7 +89,7 @@ def install(base: Base, tree: Path, venv: Path, log) -> Path:
     reqs: list[str] = []
     for req in base.environment.requirements:
         reqs += ["-r", str(tree / req)]
-    _run([*pip, base.environment.torch, *reqs, *base.environment.extra, *GATE_TOOLS, *BUILD_TOOLS], log, env)
+    _run([*pip, base.environment.torch, *reqs, *base.environment.extra, *GATE_TOOLS, *TEST_TOOLS, *BUILD_TOOLS], log, env)
     log(f"[4/{steps}] installing the fork (VLLM_TARGET_DEVICE=empty, editable, Python only)")
     # The version stays the release's: setuptools-scm would otherwise derive
     # 0.33.1.devN+g<sha> from the fork's commits on top of the tag.

@@ -381,3 +381,20 @@ def test_bundle_refuses_a_dirty_tree(
     assert main(queue.argv("bundle", "-o", str(tmp_path / "b.tgz"))) == 2
     assert "refusing to bundle" in capsys.readouterr().err
     assert not (tmp_path / "b.tgz").exists()
+
+
+def test_run_jobs_runs_what_it_can_and_says_what_it_did_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+    import sys
+
+    from vllm_fork.cli import run_jobs
+
+    ok, bad = [sys.executable, "-c", "print('fine')"], [sys.executable, "-c", "raise SystemExit(3)"]
+    jobs = {"a": (ok, []), "b": (bad, []), "c": (ok, ["a"]), "d": (ok, ["b"]), "e": (ok, ["d"])}
+    assert run_jobs(jobs, tmp_path, dict(os.environ)) is False
+    out = capsys.readouterr().out
+    assert "== a: ok" in out and "== c: ok" in out and "fine" in out
+    assert "== b: FAILED (exit 3)" in out
+    assert "== d: not run (needs b)" in out and "== e: not run (needs d)" in out
