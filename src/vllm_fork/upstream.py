@@ -470,32 +470,38 @@ def internal_references(patch: Patch, tree: Path | None = None) -> list[str]:
     A `benchmarks/...` path must be one the patch adds or one the vLLM tree
     has (`tree`, default `.fork/<base>` when it is built); without a tree,
     every path the patch does not add is reported."""
-    problems = []
+    found: list[tuple[int, str]] = []
     tree = tree if tree is not None else default_tree(patch)
     added = set(patch.files())
     text = f"{patch.subject}\n\n{patch.message}"
-    for number, line in enumerate(text.splitlines(), start=-1):
-        where = "subject" if number < 1 else f"body line {number}"
-        seen: list[tuple[int, int]] = []
-        for pattern, what in INTERNAL_WORDS:
-            for match in pattern.finditer(line):
-                if any(match.start() < end and start < match.end() for start, end in seen):
-                    continue  # one finding per phrase ("this queue's repository")
-                seen.append(match.span())
-                problems.append(f"{patch.name}: {where}: {match.group(0)!r} refers to {what}")
-        for match in BENCHMARK_PATH_RE.finditer(line):
-            path = match.group(0)
-            if path in added or (tree is not None and (tree / path).exists()):
-                continue
-            whose = (
-                f"is not in vLLM's tree ({tree})"
-                if tree is not None
-                else "is not checked (no vLLM tree)"
-            )
-            problems.append(
-                f"{patch.name}: {where}: {path} {whose} and the patch does not add it "
-                "(add the benchmark to the patch, or describe it without the path)"
-            )
+
+    def where(offset: int) -> str:
+        number = text.count("\n", 0, offset) - 1  # a phrase may wrap: its first line
+        return "subject" if number < 1 else f"body line {number}"
+
+    seen: list[tuple[int, int]] = []
+    for pattern, what in INTERNAL_WORDS:
+        for match in pattern.finditer(text):
+            if any(match.start() < end and start < match.end() for start, end in seen):
+                continue  # one finding per phrase ("this queue's repository")
+            seen.append(match.span())
+            phrase = " ".join(match.group(0).split())
+            found.append((match.start(), f"{where(match.start())}: {phrase!r} refers to {what}"))
+    for match in BENCHMARK_PATH_RE.finditer(text):
+        path = match.group(0)
+        if path in added or (tree is not None and (tree / path).exists()):
+            continue
+        whose = (
+            f"is not in vLLM's tree ({tree})"
+            if tree is not None
+            else "is not checked (no vLLM tree)"
+        )
+        message = (
+            f"{where(match.start())}: {path} {whose} and the patch does not add it "
+            "(add the benchmark to the patch, or describe it without the path)"
+        )
+        found.append((match.start(), message))
+    problems = [f"{patch.name}: {finding}" for _, finding in sorted(found)]
     return problems
 
 

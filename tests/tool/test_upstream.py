@@ -426,6 +426,7 @@ def patch_with(tmp_path: Path, body: str, files: tuple[str, ...] = ("vllm/x.py",
         ("With this queue's tiles.", "'this queue'"),
         ("(benchmark in the series' repository)", '"series\' repository"'),
         ("Kept in this repository.", "'this repository'"),
+        ("Command (benchmark in the series'\nrepository):", '"series\' repository"'),
         ("Built with ./vllm-fork build.", "'vllm-fork'"),
     ],
 )
