@@ -491,5 +491,10 @@ def main(argv: list[str] | None = None) -> int:
     except ForkError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"error: {exc.strerror or exc}{where}", file=sys.stderr)
+        print("  A file the tool needs vanished or cannot be written: check the path and rerun.", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130

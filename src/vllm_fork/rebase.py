@@ -167,7 +167,8 @@ class State:
     tree: str
     source: str = ""
     steps: list[Step] = field(default_factory=list)
-    stopped_head: str = ""
+    stopped_head: str = ""  # HEAD before the step that is under way
+    stopped: bool = False  # that step stopped at a conflict (else: interrupted)
 
     def new_base(self, root: Path) -> Base:
         env = self.environment
@@ -284,10 +285,12 @@ def proceed(root: Path, old: Base, state: State, log) -> list[Step]:
     todo = [s for s in state.steps if not s.outcome]
     for i, step in enumerate(todo, start=len(state.steps) - len(todo) + 1):
         log(f"[{i}/{len(state.steps)}] {step.patch}")
+        state.stopped_head, state.stopped = git(tree, "rev-parse", "HEAD").stdout.strip(), False
+        save(state)
         step.outcome, step.detail = move_one(tree, old.folder / step.patch, step.commit, new)
         log(f"  {step.outcome or 'conflict'}")
         if not step.outcome:
-            state.stopped_head = git(tree, "rev-parse", "HEAD").stdout.strip()
+            state.stopped = True
             save(state)
             raise ForkError(
                 f"patch {step.patch} conflicts with {new.name}: {step.detail} ({tree})",
@@ -336,6 +339,16 @@ def resume(root: Path, old: Base, tree: Path, log, skip: bool = False) -> list[S
     state = load(tree)
     step = next(s for s in state.steps if not s.outcome)
     busy = in_progress(tree)
+    if not state.stopped:
+        # The run was interrupted in the middle of this step: undo its half
+        # and do it again (or drop it).
+        git(tree, "am", "--abort", check=False)
+        git(tree, "cherry-pick", "--abort", check=False)
+        git(tree, "reset", "-q", "--hard", state.stopped_head)
+        if skip:
+            step.outcome, step.detail = "dropped", "skipped with --skip"
+        save(state)
+        return proceed(root, old, state, log)
     if skip:
         if busy == "a cherry-pick":
             git(tree, "cherry-pick", "--abort")
@@ -367,7 +380,6 @@ def resume(root: Path, old: Base, tree: Path, log, skip: bool = False) -> list[S
             step.outcome, step.detail = "dropped", "resolved to no change"
         else:
             step.outcome, step.detail = "resolved by hand", step.detail
-    state.stopped_head = ""
     save(state)
     return proceed(root, old, state, log)
 

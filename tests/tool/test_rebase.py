@@ -163,3 +163,33 @@ def test_rebase_onto_a_release_that_does_not_exist(
     err = capsys.readouterr().err
     assert "no vLLM release 9.9.9" in err
     assert not (queue.root / ".fork" / "v9.9.9").exists()
+
+
+def test_rebase_killed_mid_way_continues_or_aborts(
+    queue: Queue, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.tool.test_atomic import run_killed
+
+    queue_with_four_patches(queue, tmp_path)
+    # Killed while it builds the old series (the 2nd of its four `git am`s).
+    assert run_killed(queue, tmp_path, 2, "rebase", "--onto", "v1.1.0") == -9
+    assert main(queue.argv("rebase", "--continue")) == 2
+    assert "no rebase in progress" in capsys.readouterr().err
+    assert main(queue.argv("rebase", "--abort")) == 0
+    assert not (queue.root / ".fork" / "v1.1.0").exists()
+    # Killed after D's `git am` (the 5th), past the conflict on C that was skipped:
+    # --continue redoes nothing twice and finishes.
+    assert main(queue.argv("rebase", "--onto", "v1.1.0")) == 2
+    state = queue.root / ".fork" / "v1.1.0" / ".git" / "vllm-fork-rebase.json"
+    assert '"stopped": true' in state.read_text()
+    assert run_killed(queue, tmp_path, 1, "rebase", "--skip") == -9
+    assert main(queue.argv("rebase", "--continue")) == 0
+    out = capsys.readouterr().out
+    assert report(out) == {
+        "A": "already upstream",
+        "B": "applied 3-way",
+        "C": "dropped",
+        "D": "applied clean",
+    }, out
+    log = run_git(queue.root / ".fork" / "v1.1.0", "log", "--format=%s", "v1.1.0..HEAD")
+    assert log.count("\n") == 2, log
