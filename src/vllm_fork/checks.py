@@ -8,7 +8,6 @@ import os
 import re
 import shlex
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -135,33 +134,11 @@ class StepResult:
     detail: str
 
 
-STEP_SCRIPT = """\
-import importlib, json, sys
-out, allowed, n = sys.argv[1], set(json.loads(sys.argv[2])), int(sys.argv[3])
-modules, pytest_args = sys.argv[4 : 4 + n], sys.argv[4 + n :]
-failed = {}
-for name in modules:
-    try:
-        importlib.import_module(name)
-    except BaseException as exc:
-        failed[name] = f"{type(exc).__name__}: {exc}"
-with open(out, "w") as f:
-    json.dump(failed, f)
-if set(failed) - allowed or not pytest_args:
-    sys.exit(0)
-import pytest
-sys.exit(pytest.main(pytest_args))
-"""
-
-
-def bisect(
-    base: Base, tree: Path, python: Path, log, pytest_args: list[str] | None = None
-) -> list[StepResult]:
+def bisect(base: Base, tree: Path, python: Path, log, pytest_args: list[str] | None = None) -> list[StepResult]:
     """After each patch: `vllm` and the modules it touches import, and its own tests pass.
 
     A touched module that does not import at the base either (e.g.
     vllm.platforms.rocm without an AMD GPU) is not held against a patch.
-    Each step imports and tests in one interpreter (torch is imported once).
     """
     commits = git(tree, "rev-list", "--reverse", f"{base.tag}..HEAD").stdout.split()
     all_modules = touched_modules(touched_files(base, tree))
@@ -170,31 +147,23 @@ def bisect(
         unimportable_here = import_failures(tree, python, present)
     results = []
     for i, commit in enumerate(commits, start=1):
-        with checked_out(tree, commit), tempfile.TemporaryDirectory(prefix="vllm-fork-step-") as tmp:
+        with checked_out(tree, commit):
             subject = git(tree, "log", "-1", "--format=%s", commit).stdout.strip()
             log(f"[{i}/{len(commits)}] {subject}")
             files = git(tree, "diff-tree", "--no-commit-id", "--name-only", "-r", commit).stdout.split()
-            modules = ["vllm", *touched_modules(files)]
-            tests = own_tests(files)
-            args = ["-q", "-p", "no:cacheprovider", *tests, *(pytest_args or [])] if tests else []
-            report = Path(tmp) / "imports.json"
-            cmd = [str(python), "-c", STEP_SCRIPT, str(report), json.dumps(sorted(unimportable_here))]
-            cmd += [str(len(modules)), *modules, *args]
-            if tests:
-                log("  $ pytest " + " ".join(args))
-            proc = subprocess.run(cmd, cwd=tree, env=cpu_test_env(), capture_output=True, text=True)
-            try:
-                failures = json.loads(report.read_text())
-            except (OSError, json.JSONDecodeError):
-                failures = {"vllm": (proc.stdout + proc.stderr)[-3000:]}
+            failures = import_failures(tree, python, ["vllm", *touched_modules(files)])
             real = {m: e for m, e in failures.items() if m not in unimportable_here}
             if real:
                 detail = "\n".join(f"import {m} failed: {e}" for m, e in real.items())
                 results.append(StepResult(commit, subject, False, detail))
                 continue
+            tests = own_tests(files)
             if not tests:
                 results.append(StepResult(commit, subject, True, "imports; no tests of its own"))
                 continue
+            cmd = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests, *(pytest_args or [])]
+            log("  $ " + " ".join(cmd[1:]))
+            proc = subprocess.run(cmd, cwd=tree, env=cpu_test_env(), capture_output=True, text=True)
             tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
             log("  " + (tail.splitlines()[-1] if tail else ""))
             ok = proc.returncode == 0
