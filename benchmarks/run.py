@@ -9,6 +9,8 @@ Runs, in order, each in its own process (a crash in one does not stop the rest):
   replay   attention-bucket replay of serving Qwen3.5-27B (benchmarks/replay_attention.py)
   decode   q=1 decode: page-contiguous op vs unified_attention vs ROCM_ATTN today
   prefill  q=4096 chunk: aligned Triton paged prefill vs unified_attention vs context_attention_fwd
+  replay_scheduler  the concurrency-10 steps vLLM's scheduler produced (results/replay_scheduler/
+           traces), timed through each backend's real forward, upstream tree vs series tree
   prefix   prefix_prefill tiles: 32/32 vs 128/64 vs the chosen tiles, and the block-table
            fix's cost against the release's kernel (from the bundle's base/ folder)
 
@@ -35,6 +37,11 @@ BENCHMARKS = {
         ["--pages", "784,832", "--seq-lens", "8192,32768", "--batches", "1,16", "--reps", "20"],
     ),
     "prefill": ("kernels/bench_prefill_paged.py", [], ["--contexts", "0,12288,28672", "--pages", "784,832"]),
+    "replay_scheduler": (
+        "replay_scheduler.py",
+        [],
+        ["--tiers", "16K-32K", "--decode-stride", "32", "--reps", "2"],
+    ),
     "prefix": (
         "kernels/bench_prefix_prefill_tiles.py",
         [],
@@ -43,7 +50,7 @@ BENCHMARKS = {
 }
 # How each script names its output-folder and vLLM-root options.
 OUT_FLAG = {"prefill": "--out", "prefix": "--out"}
-TAKES_VLLM_ROOT = {"replay", "decode", "prefix"}
+TAKES_VLLM_ROOT = {"replay", "decode", "prefix", "replay_scheduler"}
 # Where `./vllm-fork bundle` puts the release's own version of a modified file.
 BASE_PREFIX_PREFILL = "base/vllm/v1/attention/ops/prefix_prefill.py"
 

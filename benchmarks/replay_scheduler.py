@@ -1,0 +1,792 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Time the steps vLLM's scheduler produced (scheduler_trace.py) through the backends' real forward.
+
+For each recorded step, one full-attention layer of Qwen3.5-27B (24 query
+heads, 4 KV heads, head 256, bf16) is run through the backend's own
+`forward` (RocmAttentionImpl / TritonAttentionImpl of the tree under test)
+with metadata made by the tree's own metadata builder from the step's rows;
+the time is multiplied by the model's 16 full-attention layers. Variants:
+
+  upstream_rocm    ROCM_ATTN of v0.33.0, page 784
+  upstream_triton  TRITON_ATTN of v0.33.0, page 784
+  series_rocm      ROCM_ATTN with the series, page 832 (VLLM_ROCM_PAGED_PREFILL_TRITON=1:
+                   no vendor kernel off DCU, so the Triton provider is the one served)
+  series_triton    TRITON_ATTN with the series, page 832
+
+The dispatch is the tree's: nothing here decides which kernel serves a row.
+Each tree runs in its own subprocess (two vLLM packages cannot share one):
+the series tree is --vllm-root (a source tree or an unpacked `./vllm-fork
+bundle`); the upstream tree is --upstream-root, or a temporary copy of the
+series tree's vllm/ with the release's version of every file the series
+modifies laid over it (the bundle's base/vllm/..., or `git show v0.33.0:...`
+in a source tree). Files the series adds stay in that copy, unused.
+
+Attribution: a first, untimed pass over every selected step wraps the kernel
+entry points in the backend module's namespace (decode_page_contiguous,
+paged_prefill_aligned, run_vendor_paged_prefill, chunked_prefill_paged_decode,
+unified_attention, context_attention_fwd, whichever exist, plus any other
+vllm.v1.attention.ops function taking a query) and records which query rows
+each call served, from where its query tensor lies in the step's query
+buffer; rows are decode or prefill by the trace, not by q. Timing then runs
+with the originals.
+
+Timing: per step and variant, eager forward calls, each after an L2 flush
+(a 512 MiB read) and a GPU spin that lets the host queue the whole forward
+before the start event (so launch latency is not counted unless forward
+syncs with the host); CUDA events; median of --reps after one warm-up.
+The metadata builder's CUDA-graph settings are vLLM's defaults
+(FULL_AND_PIECEWISE); pure-decode steps run eagerly here, not in a graph.
+
+Sampling: every step holding a prefill chunk is timed; runs of consecutive
+pure-decode steps with the same requests are sampled every --decode-stride
+steps (the middle step of each stride, weighted by the steps it stands for);
+identical compositions are timed once. Inputs: random bf16 KV cache per
+layout and page, one random block table per request (its closed-loop slot's
+blocks, permuted per request), random q/k/v shared by all variants (same
+seed, same shapes).
+
+    python3 benchmarks/replay_scheduler.py --vllm-root BUNDLE --out-dir OUT \\
+        [--tiers 4K-8K,8K-16K,16K-32K] [--concurrency 10] [--budget 4096] \\
+        [--decode-stride 8] [--other-decode-stride 32] [--reps 3]
+
+--smoke runs a synthetic 3-step trace at tiny shapes (head 64, pages 48/64)
+on the CPU under the Triton interpreter, end to end:
+
+    TRITON_INTERPRET=1 CUDA_VISIBLE_DEVICES= .fork/venvs/v0.33.0/bin/python \\
+        benchmarks/replay_scheduler.py --smoke --vllm-root .fork/v0.33.0 --out-dir /tmp/smoke
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import collections
+import gzip
+import inspect
+import json
+import math
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import common  # noqa: E402
+
+LAYERS = 16
+SHAPE = {"hq": 24, "hk": 4, "hs": 256, "dtype": "bfloat16"}
+SMOKE_SHAPE = {"hq": 4, "hk": 2, "hs": 64, "dtype": "bfloat16"}
+VARIANTS = ("upstream_rocm", "upstream_triton", "series_rocm", "series_triton")
+TREE = {"upstream_rocm": "upstream", "upstream_triton": "upstream", "series_rocm": "series", "series_triton": "series"}
+BACKEND = {"upstream_rocm": "rocm", "upstream_triton": "triton", "series_rocm": "rocm", "series_triton": "triton"}
+PAGE = {"upstream": 784, "series": 832}
+SMOKE_PAGE = {"upstream": 48, "series": 64}
+# The series variant and the upstream path it replaces / is compared with.
+RATIOS = {
+    "series_rocm_over_upstream_rocm": ("series_rocm", "upstream_rocm"),
+    "series_rocm_over_upstream_triton": ("series_rocm", "upstream_triton"),
+    "series_triton_over_upstream_triton": ("series_triton", "upstream_triton"),
+}
+REPLACES = {"series_rocm": "upstream_rocm", "series_triton": "upstream_triton"}
+KERNELS = (
+    "decode_page_contiguous", "paged_prefill_aligned", "run_vendor_paged_prefill",
+    "chunked_prefill_paged_decode", "unified_attention", "context_attention_fwd",
+)  # fmt: skip
+FAST_PREFILL = ("paged_prefill_aligned", "run_vendor_paged_prefill")
+FAST_DECODE = ("decode_page_contiguous",)
+TRACE_DIR = os.path.join(HERE, "results", "replay_scheduler", "traces")
+UPSTREAM_TAG = "v0.33.0"
+# Rough rates per variant for the time estimate printed before a run (from
+# benchmarks/results/{prefill,decode}: TFLOP/s for prefill, fraction of
+# ~4.3 TB/s for decode reads).
+EST = {
+    "upstream_rocm": (50, 0.04), "upstream_triton": (60, 0.7),
+    "series_rocm": (300, 0.7), "series_triton": (60, 0.9),
+}  # fmt: skip
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--vllm-root", help="the series tree: source tree or unpacked bundle holding vllm/")
+    p.add_argument("--upstream-root", help="a tree holding v0.33.0's vllm/ (default: built from --vllm-root)")
+    p.add_argument(
+        "--snapshot", metavar="REF",
+        help="--vllm-root is a git tree: time its commit REF (git archive, with base/ as a bundle has it), "
+        "not its working tree (which someone may be editing)",
+    )  # fmt: skip
+    p.add_argument("--out-dir", default="benchmarks/results/replay_scheduler")
+    p.add_argument("--trace-dir", default=TRACE_DIR)
+    p.add_argument("--tiers", default="4K-8K,8K-16K,16K-32K")
+    p.add_argument("--concurrency", default="10")
+    p.add_argument("--budget", default="4096", help="max_num_batched_tokens of the traces (comma list)")
+    p.add_argument("--focus-concurrency", type=int, default=10, help="sampled at --decode-stride")
+    p.add_argument("--decode-stride", type=int, default=8)
+    p.add_argument("--other-decode-stride", type=int, default=32, help="for other concurrencies")
+    p.add_argument("--variants", default=",".join(VARIANTS))
+    p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--estimate-only", action="store_true")
+    p.add_argument("--smoke", action="store_true", help="tiny synthetic trace on the CPU (TRITON_INTERPRET=1)")
+    p.add_argument("--worker", help=argparse.SUPPRESS)
+    return p.parse_args(argv)
+
+
+# ----------------------------------------------------------------- the plan
+def load_trace(path: str) -> dict:
+    with gzip.open(path, "rt") as f:
+        return json.load(f)
+
+
+def select_steps(steps: list, stride: int) -> list[tuple[int, int]]:
+    """(step index, weight): every step with a prefill row; pure-decode runs
+    (same requests, consecutive) sampled at the middle of every `stride` steps."""
+    out = []
+    i, n = 0, len(steps)
+    while i < n:
+        rows = steps[i]
+        if not all(r[3] for r in rows):
+            out.append((i, 1))
+            i += 1
+            continue
+        j = i
+        key = [r[0] for r in rows]
+        while j < n and all(r[3] for r in steps[j]) and [r[0] for r in steps[j]] == key:
+            j += 1
+        for s in range(i, j, stride):
+            w = min(stride, j - s)
+            out.append((s + w // 2, w))
+        i = j
+    return out
+
+
+def composition_key(rows: list) -> str:
+    return ";".join(f"{q},{c},{d}" for _, q, c, d in rows)
+
+
+def build_plan(args, traces: dict[str, dict]) -> dict:
+    """Unique compositions to time, per trace, and each selected step's weight."""
+    plan = {"traces": {}, "shape": SMOKE_SHAPE if args.smoke else SHAPE, "seed": args.seed, "reps": args.reps}
+    for name, tr in traces.items():
+        stride = args.decode_stride if tr["concurrency"] == args.focus_concurrency else args.other_decode_stride
+        sel = select_steps(tr["steps"], stride)
+        unique: dict[str, int] = {}
+        selected = []
+        for idx, w in sel:
+            k = composition_key(tr["steps"][idx])
+            unique.setdefault(k, idx)
+            selected.append({"step": idx, "weight": w, "key": k})
+        plan["traces"][name] = {
+            "concurrency": tr["concurrency"],
+            "requests": [{"id": r["id"], "slot": r["slot"], "prompt": r["prompt"]} for r in tr["requests"]],
+            "max_context": max(c + q for rows in tr["steps"] for _, q, c, _ in rows),
+            "timed": {k: tr["steps"][i] for k, i in unique.items()},
+            "selected": selected,
+            "stride": stride,
+        }
+    return plan
+
+
+def estimate_s(plan: dict, variants: list[str]) -> float:
+    """Rough GPU seconds: kernel time from the rates in EST, x (warm-up + reps
+    + attribution pass), plus flush and spin per call, plus start-up per tree."""
+    sh = plan["shape"]
+    calls = plan["reps"] + 2
+    total = 0.0
+    for tp in plan["traces"].values():
+        for rows in tp["timed"].values():
+            flops = sum(4 * sh["hq"] * sh["hs"] * (q * c + q * (q + 1) / 2) for _, q, c, d in rows if not d)
+            reads = sum(2 * sh["hk"] * sh["hs"] * 2 * (c + 1) for _, q, c, d in rows if d)
+            for v in variants:
+                tflops, bw = EST[v]
+                total += calls * (flops / (tflops * 1e12) + reads / (bw * 4.3e12) + 2.5e-3)
+    return total + 90 * len({TREE[v] for v in variants})
+
+
+# --------------------------------------------------------------- the trees
+def git_modified_vllm_files(root: str) -> list[str]:
+    out = subprocess.run(
+        ["git", "-C", root, "diff", "--name-only", "--diff-filter=M", UPSTREAM_TAG, "--", "vllm/"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    return out.split()
+
+
+def make_upstream_tree(series_root: str) -> tuple[str, list[str]]:
+    """A temp copy of series_root's vllm/ with the release's version of every
+    modified file laid over it. Returns (root, overlaid files)."""
+    dst = tempfile.mkdtemp(prefix="vllm_upstream_")
+    ignore = shutil.ignore_patterns("__pycache__", "*.so", "*.pyc")
+    shutil.copytree(os.path.join(series_root, "vllm"), os.path.join(dst, "vllm"), ignore=ignore)
+    if os.path.isdir(egg := os.path.join(series_root, "vllm.egg-info")):
+        shutil.copytree(egg, os.path.join(dst, "vllm.egg-info"))
+    base = os.path.join(series_root, "base")
+    overlaid = []
+    if os.path.isdir(os.path.join(base, "vllm")):
+        for d, _, files in os.walk(os.path.join(base, "vllm")):
+            for f in files:
+                rel = os.path.relpath(os.path.join(d, f), base)
+                shutil.copyfile(os.path.join(base, rel), os.path.join(dst, rel))
+                overlaid.append(rel)
+    else:
+        for rel in git_modified_vllm_files(series_root):
+            text = subprocess.run(
+                ["git", "-C", series_root, "show", f"{UPSTREAM_TAG}:{rel}"], capture_output=True, check=True
+            ).stdout
+            with open(os.path.join(dst, rel), "wb") as f:
+                f.write(text)
+            overlaid.append(rel)
+    if not overlaid:
+        raise SystemExit(f"no base/vllm/ in {series_root} and no files modified since {UPSTREAM_TAG}")
+    return dst, sorted(overlaid)
+
+
+def snapshot_tree(root: str, ref: str) -> str:
+    """A bundle-like copy of a git tree's commit: vllm/ and vllm.egg-info at
+    `ref`, base/vllm/... holding the release's version of each file `ref`
+    modifies."""
+    dst = tempfile.mkdtemp(prefix="vllm_series_")
+    archive = subprocess.run(["git", "-C", root, "archive", ref, "vllm"], capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", dst], input=archive, check=True)
+    if os.path.isdir(egg := os.path.join(root, "vllm.egg-info")):
+        shutil.copytree(egg, os.path.join(dst, "vllm.egg-info"))
+    names = subprocess.run(
+        ["git", "-C", root, "diff", "--name-only", "--diff-filter=M", UPSTREAM_TAG, ref, "--", "vllm/"],
+        capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    for rel in names:
+        path = os.path.join(dst, "base", rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(subprocess.run(["git", "-C", root, "show", f"{UPSTREAM_TAG}:{rel}"], capture_output=True, check=True).stdout)
+    return dst
+
+
+# ------------------------------------------------------------------ worker
+class Attribution:
+    """Wraps the backend module's kernel entry points; records rows served."""
+
+    def __init__(self, module) -> None:
+        self.module = module
+        self.names = [n for n in KERNELS if callable(getattr(module, n, None))]
+        for n, obj in vars(module).items():
+            mod = getattr(obj, "__module__", "") or ""
+            if n in self.names or not inspect.isfunction(obj) or not mod.startswith("vllm.v1.attention.ops"):
+                continue
+            try:
+                params = list(inspect.signature(obj).parameters)
+            except (TypeError, ValueError):
+                continue
+            if params and params[0] in ("q", "query") and not n.startswith(("build_", "supports_")):
+                self.names.append(n)
+        self.originals = {n: getattr(module, n) for n in self.names}
+        self.calls: list[tuple[str, int, int]] = []
+        self.base_ptr = 0
+        self.row_bytes = 1
+
+    def install(self) -> None:
+        for n, fn in self.originals.items():
+            setattr(self.module, n, self._wrap(n, fn))
+
+    def remove(self) -> None:
+        for n, fn in self.originals.items():
+            setattr(self.module, n, fn)
+
+    def _wrap(self, name, fn):
+        sig = inspect.signature(fn)
+
+        def wrapper(*a, **k):
+            try:
+                bound = sig.bind_partial(*a, **k).arguments
+            except TypeError:
+                bound = {}
+            q = bound.get("query", bound.get("q"))
+            if q is None or not hasattr(q, "data_ptr"):
+                self.calls.append((name, -1, 0))
+            else:
+                start = (q.data_ptr() - self.base_ptr) // self.row_bytes
+                self.calls.append((name, start, q.shape[0]))
+            return fn(*a, **k)
+
+        return wrapper
+
+    def served(self, rows: list) -> tuple[dict, list[str]]:
+        """{kernel: [decode tokens, prefill tokens]} for the calls since the
+        last reset, mapped onto the step's rows; and problems (tokens served
+        twice or not at all, calls that cannot be placed)."""
+        ends = []
+        t = 0
+        for _, q, _, _ in rows:
+            t += q
+            ends.append(t)
+        total = t
+        cover = [0] * len(rows)
+        out: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0])
+        problems = []
+        for name, start, n in self.calls:
+            if start < 0 or start + n > total:
+                problems.append(f"{name}: query rows [{start}, {start + n}) outside the step's {total}")
+                continue
+            i = bisect.bisect_right(ends, start)
+            pos = start
+            while pos < start + n and i < len(rows):
+                row_start = ends[i] - rows[i][1]
+                take = min(ends[i], start + n) - max(row_start, pos)
+                out[name][0 if rows[i][3] else 1] += take
+                cover[i] += take
+                pos = ends[i]
+                i += 1
+        for i, (_, q, _, _) in enumerate(rows):
+            if cover[i] != q:
+                problems.append(f"row {i} (q={q}) served {cover[i]} tokens")
+        self.calls.clear()
+        return dict(out), problems
+
+
+def worker(args) -> int:
+    with open(args.worker) as f:
+        job = json.load(f)
+    tree, variants, plan = job["tree_root"], job["variants"], job["plan"]
+    if any(BACKEND[v] == "rocm" for v in variants):
+        # No vendor FlashAttention off DCU: the series' ROCM_ATTN serves
+        # single-sequence prefill with its Triton provider (opt-in).
+        os.environ["VLLM_ROCM_PAGED_PREFILL_TRITON"] = "1"
+    sys.path.insert(0, os.path.abspath(tree))
+    import torch
+
+    import vllm
+
+    if not os.path.abspath(vllm.__file__).startswith(os.path.abspath(tree)):
+        raise SystemExit(f"imported vllm from {vllm.__file__}, not {tree}")
+    common.stub_rocm_platform_module()
+    from vllm.config import CUDAGraphMode
+    from vllm.v1.attention.backend import CommonAttentionMetadata
+    from vllm.v1.attention.backends import rocm_attn, triton_attn
+    from vllm.v1.kv_cache_interface import FullAttentionSpec
+
+    on_gpu = torch.cuda.is_available()
+    dev = torch.device("cuda" if on_gpu else "cpu")
+    sh = plan["shape"]
+    hq, hk, hs = sh["hq"], sh["hk"], sh["hs"]
+    dtype = getattr(torch, sh["dtype"])
+    page = job["page"]
+    modules = {"rocm": rocm_attn, "triton": triton_attn}
+    impl_cls = {"rocm": rocm_attn.RocmAttentionImpl, "triton": triton_attn.TritonAttentionImpl}
+    builder_cls = {"rocm": rocm_attn.RocmAttentionMetadataBuilder, "triton": triton_attn.TritonAttentionMetadataBuilder}
+
+    class Layer(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            one = torch.ones((), dtype=torch.float32, device=dev)
+            self._q_scale = self._k_scale = self._v_scale = one
+            self._q_scale_float = self._k_scale_float = self._v_scale_float = 1.0
+
+    def ns(**kw):
+        import types
+
+        return types.SimpleNamespace(**kw)
+
+    def builder_config(max_num_seqs: int):
+        """What the two builders' __init__ read of a VllmConfig, with vLLM's
+        serving defaults (no model download here; see the module docstring)."""
+        model = ns(
+            get_num_attention_heads=lambda pc=None: hq, get_num_kv_heads=lambda pc=None: hk,
+            get_head_size=lambda: hs, rswa_window=None, dtype=dtype,
+        )  # fmt: skip
+        comp = ns(
+            cudagraph_mode=CUDAGraphMode.FULL_AND_PIECEWISE,
+            cudagraph_capture_sizes=[1, 2, 4] + list(range(8, 257, 8)) + list(range(272, 513, 16)),
+            static_forward_context={},
+        )
+        return ns(
+            model_config=model, parallel_config=None, compilation_config=comp,
+            scheduler_config=ns(max_num_seqs=max_num_seqs), speculative_config=None,
+            cache_config=ns(cache_dtype="auto"),
+        )  # fmt: skip
+
+    spec = FullAttentionSpec(block_size=page, num_kv_heads=hk, head_size=hs, dtype=dtype)
+    builders = {
+        b: builder_cls[b](spec, ["model.layers.3.self_attn.attn"], builder_config(256), dev)
+        for b in {BACKEND[v] for v in variants}
+    }
+    impls = {b: impl_cls[b](hq, hs, hs**-0.5, hk, None, None, "auto") for b in builders}
+    layer = Layer()
+    flush = torch.empty(128 << 20, dtype=torch.float32, device=dev) if on_gpu else None
+    flush_out = torch.empty((), dtype=torch.float32, device=dev)
+    results: dict = {"variants": variants, "tree": tree, "page": page, "traces": {}}
+    for tname, tp in plan["traces"].items():
+        common.log(f"{'/'.join(variants)}: {tname}: {len(tp['timed'])} compositions")
+        gen = torch.Generator(device=dev).manual_seed(plan["seed"])
+        conc = tp["concurrency"]
+        pages_per_req = math.ceil(tp["max_context"] / page)
+        nblocks = conc * pages_per_req
+        caches = {}
+        for b in builders:
+            if b == "rocm":
+                raw = torch.randn((2, nblocks, page, hk * hs), dtype=dtype, device=dev, generator=gen)
+                caches[b] = raw.transpose(0, 1)  # the bound logical [B, 2, N, H*hs]
+            else:
+                raw = torch.randn((nblocks, page, hk, 2 * hs), dtype=dtype, device=dev, generator=gen)
+                caches[b] = raw.transpose(1, 2)  # the bound logical [B, H, N, 2*hs]
+        cpu_gen = torch.Generator().manual_seed(plan["seed"] + 1)
+        pool = torch.randperm(nblocks, generator=cpu_gen).view(conc, pages_per_req)
+        tables = {
+            r["id"]: pool[r["slot"]][torch.randperm(pages_per_req, generator=cpu_gen)].to(torch.int32)
+            for r in tp["requests"]
+        }
+        max_tokens = max(sum(r[1] for r in rows) for rows in tp["timed"].values())
+        qgen = torch.Generator(device=dev).manual_seed(plan["seed"] + 2)
+        q_all = torch.randn((max_tokens, hq, hs), dtype=dtype, device=dev, generator=qgen)
+        k_all = torch.randn((max_tokens, hk, hs), dtype=dtype, device=dev, generator=qgen)
+        v_all = torch.randn((max_tokens, hk, hs), dtype=dtype, device=dev, generator=qgen)
+        out_all = torch.empty_like(q_all)
+        per_key: dict = {}
+        for key, rows in tp["timed"].items():
+            ntok = sum(r[1] for r in rows)
+            qlens = [r[1] for r in rows]
+            seqs = [r[1] + r[2] for r in rows]
+            qsl = torch.tensor([0] + list(_cumsum(qlens)), dtype=torch.int32)
+            bt = torch.stack([tables[r[0]] for r in rows]).to(dev)
+            cm = CommonAttentionMetadata(
+                query_start_loc=qsl.to(dev), query_start_loc_cpu=qsl,
+                seq_lens=torch.tensor(seqs, dtype=torch.int32, device=dev),
+                num_reqs=len(rows), num_actual_tokens=ntok, max_query_len=max(qlens),
+                max_seq_len=max(seqs), block_table_tensor=bt,
+                slot_mapping=torch.full((ntok,), -1, dtype=torch.int64, device=dev),
+                causal=True, is_prefilling=torch.tensor([not r[3] for r in rows]),
+                seq_lens_cpu_upper_bound=torch.tensor(seqs, dtype=torch.int32),
+            )  # fmt: skip
+            calls = {}
+            for v in variants:
+                b = BACKEND[v]
+                md = builders[b].build(0, cm)
+                q, k_, v_, o = q_all[:ntok], k_all[:ntok], v_all[:ntok], out_all[:ntok]
+
+                def call(b=b, md=md, q=q, k_=k_, v_=v_, o=o):
+                    impls[b].forward(layer, q, k_, v_, caches[b], md, o)
+
+                calls[v] = call
+            rec = {"attribution": {}, "problems": {}, "us": {}}
+            # Untimed attribution pass (also the first call: compiles).
+            for v in variants:
+                att = Attribution(modules[BACKEND[v]])
+                att.base_ptr, att.row_bytes = q_all.data_ptr(), q_all.stride(0) * q_all.element_size()
+                att.install()
+                try:
+                    calls[v]()
+                finally:
+                    att.remove()
+                rec["attribution"][v], probs = att.served(rows)
+                if probs:
+                    rec["problems"][v] = probs
+            samples = {v: [] for v in variants}
+            for rep in range(plan["reps"] + 1):
+                order = variants if rep % 2 == 0 else list(reversed(variants))
+                for v in order:
+                    t = _time_call(calls[v], flush, flush_out, on_gpu)
+                    if rep:
+                        samples[v].append(t)
+            rec["us"] = {v: statistics.median(s) for v, s in samples.items()}
+            per_key[key] = rec
+        results["traces"][tname] = per_key
+        del caches, q_all, k_all, v_all, out_all
+        if on_gpu:
+            torch.cuda.empty_cache()
+    with open(job["out"], "w") as f:
+        json.dump(results, f)
+    return 0
+
+
+def _cumsum(xs):
+    t = 0
+    for x in xs:
+        t += x
+        yield t
+
+
+def _time_call(fn, flush, flush_out, on_gpu: bool) -> float:
+    """Microseconds of one eager call: L2 flushed, host queued ahead (GPU spin)."""
+    import torch
+
+    if not on_gpu:
+        t = time.perf_counter()
+        fn()
+        return (time.perf_counter() - t) * 1e6
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    torch.sum(flush, 0, out=flush_out)
+    torch.cuda._sleep(2_000_000)  # ~1-1.4 ms: the host queues the forward meanwhile
+    start.record()
+    fn()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) * 1e3
+
+
+# ------------------------------------------------------------------ parent
+def smoke_trace() -> dict:
+    """Three steps at tiny shapes: mixed (2 decodes + 1 chunk), one
+    single-sequence chunk, pure decode."""
+    return {
+        "tier": "smoke", "concurrency": 3, "max_num_batched_tokens": 32, "page": 0,
+        "requests": [
+            {"id": 0, "prompt": 70, "slot": 0}, {"id": 1, "prompt": 100, "slot": 1},
+            {"id": 2, "prompt": 48, "slot": 2},
+        ],
+        "steps": [
+            [[0, 1, 70, 1], [1, 1, 100, 1], [2, 8, 40, 0]],
+            [[2, 16, 24, 0]],
+            [[0, 1, 71, 1], [1, 1, 101, 1], [2, 1, 48, 1]],
+        ],
+        "command": "synthetic (--smoke)",
+    }  # fmt: skip
+
+
+def summarize(plan: dict, traces: dict, merged: dict, variants: list[str]) -> dict:
+    out = {}
+    for name, tp in plan["traces"].items():
+        tr = traces[name]
+        nreq = len(tr["requests"])
+        tot = {v: 0.0 for v in variants}
+        pre_steps = {v: 0.0 for v in variants}
+        per_req = {v: collections.Counter() for v in variants}
+        att = {v: collections.defaultdict(lambda: [0.0, 0.0]) for v in variants}
+        problems = collections.Counter()
+        decode_tok = prefill_tok = 0.0
+        for s in tp["selected"]:
+            rows = tr["steps"][s["step"]]
+            rec = merged[name][s["key"]]
+            w = s["weight"]
+            work = [(q * c + q * (q + 1) / 2) for _, q, c, _ in rows]
+            wsum = sum(work)
+            decode_tok += w * sum(q for _, q, _, d in rows if d)
+            prefill_tok += w * sum(q for _, q, _, d in rows if not d)
+            for v in variants:
+                t = LAYERS * rec["us"][v] * w
+                tot[v] += t
+                if not all(r[3] for r in rows):
+                    pre_steps[v] += t
+                for (rid, *_), wk in zip(rows, work):
+                    per_req[v][rid] += t * wk / wsum
+                for k, (d, p) in rec["attribution"][v].items():
+                    att[v][k][0] += w * d
+                    att[v][k][1] += w * p
+                for p in rec["problems"].get(v, []):
+                    problems[f"{v}: {p.split(' (')[0].split(':')[0]}"] += 1
+        res = {
+            "tier": tr["tier"], "concurrency": tr["concurrency"], "budget": tr["max_num_batched_tokens"],
+            "requests": nreq, "steps": len(tr["steps"]), "timed_compositions": len(tp["timed"]),
+            "selected_steps": len(tp["selected"]), "decode_stride": tp["stride"],
+            "attention_ms_per_request": {v: tot[v] / nreq / 1e3 for v in variants},
+            "attention_ms_total": {v: tot[v] / 1e3 for v in variants},
+            "ms_in_steps_with_prefill": {v: pre_steps[v] / 1e3 for v in variants},
+            "ms_in_pure_decode_steps": {v: (tot[v] - pre_steps[v]) / 1e3 for v in variants},
+            "per_request_ms": {
+                v: {str(r["id"]): per_req[v][r["id"]] / 1e3 for r in tr["requests"]} for v in variants
+            },
+            "per_request_note": "each step's time split over its rows by causal (query, key) pairs",
+            "kernel_share": {
+                v: {
+                    k: {
+                        "decode_tokens_fraction": d / decode_tok if decode_tok else 0.0,
+                        "prefill_tokens_fraction": p / prefill_tok if prefill_tok else 0.0,
+                    }
+                    for k, (d, p) in sorted(att[v].items())
+                }
+                for v in variants
+            },
+            "fast_prefill_fraction": {
+                v: sum(att[v][k][1] for k in FAST_PREFILL) / prefill_tok if prefill_tok else 0.0 for v in variants
+            },
+            "fast_decode_fraction": {
+                v: sum(att[v][k][0] for k in FAST_DECODE) / decode_tok if decode_tok else 0.0 for v in variants
+            },
+            "attribution_problems": dict(problems),
+        }
+        res["ratios"] = {
+            r: tot[a] / tot[b] for r, (a, b) in RATIOS.items() if a in variants and b in variants and tot[b]
+        }
+        out[name] = res
+    return out
+
+
+def targets(summary: dict) -> list[str]:
+    """The issue's acceptance lines, evaluated on what was measured."""
+    lines = []
+    for name, s in summary.items():
+        r, c = s["ratios"], s["concurrency"]
+        if s["tier"] == "16K-32K" and c == 10:
+            for key, lim in (("series_rocm_over_upstream_rocm", 1 / 3), ("series_rocm_over_upstream_triton", 0.6)):
+                if key in r:
+                    lines.append(f"{name}: {key} {r[key]:.3f} <= {lim:.3f}: {'PASS' if r[key] <= lim else 'FAIL'}")
+        for series, up in REPLACES.items():
+            key = f"{series}_over_{up}"
+            if key in r and r[key] > 1.0:
+                lines.append(f"{name}: {key} {r[key]:.3f} > 1: slower than the path it replaces: FAIL")
+        if c == 10 and "series_rocm" in s["fast_prefill_fraction"]:
+            f = s["fast_prefill_fraction"]["series_rocm"]
+            lines.append(f"{name}: series_rocm fast prefill serves {f:.1%} of prefill tokens (>= 90%): "
+                         f"{'PASS' if f >= 0.9 else 'FAIL'}")
+    return lines
+
+
+def plot(summary: dict, variants: list[str], path: str) -> None:
+    try:
+        import matplotlib
+    except ImportError:
+        common.log(f"matplotlib is not installed: no {path}")
+        return
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    tiers = list(dict.fromkeys(s["tier"] for s in summary.values()))
+    fig, axes = plt.subplots(2, len(tiers), figsize=(4.5 * len(tiers), 7), squeeze=False)
+    for j, tier in enumerate(tiers):
+        pts = sorted((s for s in summary.values() if s["tier"] == tier), key=lambda s: (s["budget"], s["concurrency"]))
+        labels = [f"C{s['concurrency']}" + (f"/b{s['budget']}" if len({p['budget'] for p in pts}) > 1 else "") for s in pts]
+        ax = axes[0][j]
+        width = 0.8 / len(variants)
+        for i, v in enumerate(variants):
+            xs = [x + (i - (len(variants) - 1) / 2) * width for x in range(len(pts))]
+            ax.bar(xs, [s["attention_ms_per_request"][v] for s in pts], width, label=v, color=f"C{i}")
+        ax.set_xticks(range(len(pts)), labels)
+        ax.set_title(f"{tier}: attention ms per request (16 layers)", fontsize=9)
+        ax.set_yscale("log")
+        if j == 0:
+            ax.legend(fontsize=7)
+        ax = axes[1][j]
+        for i, r in enumerate(RATIOS):
+            ys = [s["ratios"].get(r) for s in pts]
+            if any(y is not None for y in ys):
+                ax.plot(range(len(pts)), ys, "o-", label=r.replace("_over_", " / "), color=f"C{i + 4}")
+        ax.axhline(1.0, color="k", lw=0.6)
+        ax.set_xticks(range(len(pts)), labels)
+        ax.set_title(f"{tier}: series / upstream", fontsize=9)
+        if j == 0:
+            ax.legend(fontsize=7)
+    fig.suptitle("Qwen3.5-27B attention replayed from vLLM's scheduler: upstream (page 784) vs series (832)", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    if args.worker:
+        return worker(args)
+    if not args.vllm_root:
+        raise SystemExit("--vllm-root is required")
+    variants = [v for v in args.variants.split(",") if v]
+    os.makedirs(args.out_dir, exist_ok=True)
+    pages = SMOKE_PAGE if args.smoke else PAGE
+    # Traces: one per (tier, concurrency, budget); each tree reads its page's file.
+    traces, files = {}, {}
+    if args.smoke:
+        traces["smoke"] = smoke_trace()
+        files["smoke"] = {"synthetic": None}
+    else:
+        for tier in args.tiers.split(","):
+            for c in args.concurrency.split(","):
+                for b in args.budget.split(","):
+                    name = f"{tier}_c{c}_b{b}"
+                    loaded = {}
+                    for tree in sorted({TREE[v] for v in variants}):
+                        f = os.path.join(args.trace_dir, f"{name}_p{pages[tree]}.json.gz")
+                        loaded[f] = load_trace(f)
+                    first = next(iter(loaded.values()))
+                    if any(t["steps"] != first["steps"] for t in loaded.values()):
+                        raise SystemExit(f"{name}: the pages' traces differ; time them separately")
+                    traces[name] = first
+                    files[name] = {os.path.relpath(f, os.path.dirname(HERE)): t["command"] for f, t in loaded.items()}
+    plan = build_plan(args, traces)
+    n_timed = sum(len(t["timed"]) for t in plan["traces"].values())
+    est = estimate_s(plan, variants)
+    common.log(
+        f"{len(traces)} traces, {sum(len(t['selected']) for t in plan['traces'].values())} selected steps, "
+        f"{n_timed} compositions x {len(variants)} variants; estimated GPU time ~{est / 60:.1f} min "
+        "(H200; rough, from the kernel rates of the committed A/Bs)"
+    )
+    for name, t in plan["traces"].items():
+        common.log(f"  {name}: {len(traces[name]['steps'])} steps -> {len(t['selected'])} selected "
+                   f"(decode stride {t['stride']}), {len(t['timed'])} compositions")
+    if args.estimate_only:
+        return 0
+    roots = {"series": os.path.abspath(args.vllm_root)}
+    if args.snapshot:
+        roots["series"] = snapshot_tree(roots["series"], args.snapshot)
+        common.log(f"series tree: {args.vllm_root} at {args.snapshot}, copied to {roots['series']}")
+    overlaid: list[str] = []
+    if any(TREE[v] == "upstream" for v in variants):
+        if args.upstream_root:
+            roots["upstream"] = os.path.abspath(args.upstream_root)
+        else:
+            roots["upstream"], overlaid = make_upstream_tree(roots["series"])
+            common.log(f"upstream tree {roots['upstream']}: {len(overlaid)} files of {UPSTREAM_TAG} laid over")
+    merged: dict = {n: collections.defaultdict(lambda: {"attribution": {}, "problems": {}, "us": {}}) for n in traces}
+    work = tempfile.mkdtemp(prefix="replay_sched_")
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    for tree in ("upstream", "series"):
+        tv = [v for v in variants if TREE[v] == tree]
+        if not tv:
+            continue
+        job = {"tree_root": roots[tree], "variants": tv, "page": pages[tree], "plan": plan,
+               "out": os.path.join(work, f"{tree}.json")}  # fmt: skip
+        jpath = os.path.join(work, f"{tree}_job.json")
+        with open(jpath, "w") as f:
+            json.dump(job, f)
+        common.log(f"{tree} tree ({', '.join(tv)}, page {pages[tree]}): {roots[tree]}")
+        proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", jpath], env=env)
+        if proc.returncode:
+            raise SystemExit(f"{tree} worker failed (exit {proc.returncode})")
+        with open(job["out"]) as f:
+            res = json.load(f)
+        for name, per_key in res["traces"].items():
+            for key, rec in per_key.items():
+                for field in ("attribution", "problems", "us"):
+                    merged[name][key][field].update(rec[field])
+    summary = summarize(plan, traces, merged, variants)
+    checks = targets(summary)
+    env_info = common.environment()
+    payload = {
+        "command": env_info["command"],
+        "environment": env_info,
+        "settings": {k: v for k, v in vars(args).items() if k not in ("worker",)},
+        "shape": plan["shape"], "layers": LAYERS, "pages": pages, "variants": variants,
+        "trees": roots, "upstream_overlaid_files": overlaid, "trace_files": files,
+        "summary": summary, "targets": checks,
+        "steps": {
+            name: [
+                {"step": s["step"], "weight": s["weight"], "rows": traces[name]["steps"][s["step"]],
+                 "us_per_layer": merged[name][s["key"]]["us"],
+                 "attribution": merged[name][s["key"]]["attribution"]}
+                for s in plan["traces"][name]["selected"]
+            ]
+            for name in traces
+        },
+    }  # fmt: skip
+    stem = "replay_scheduler_smoke" if args.smoke else "replay_scheduler"
+    with open(os.path.join(args.out_dir, f"{stem}.json"), "w") as f:
+        json.dump(payload, f, indent=1)
+    plot(summary, variants, os.path.join(args.out_dir, f"{stem}.png"))
+    for name, s in summary.items():
+        print(f"{name}: attention ms per request: "
+              + ", ".join(f"{v} {s['attention_ms_per_request'][v]:.2f}" for v in variants))
+        print("  ratios: " + ", ".join(f"{k} {x:.3f}" for k, x in s["ratios"].items()))
+        for v in variants:
+            share = ", ".join(
+                f"{k} d{x['decode_tokens_fraction']:.0%}/p{x['prefill_tokens_fraction']:.0%}"
+                for k, x in s["kernel_share"][v].items()
+            )
+            print(f"  {v}: {share}")
+        if s["attribution_problems"]:
+            print(f"  attribution problems: {s['attribution_problems']}")
+    for line in checks:
+        print(line)
+    print(f"wrote {os.path.join(args.out_dir, stem)}.json/.png")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
