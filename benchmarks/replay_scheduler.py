@@ -49,7 +49,7 @@ seed, same shapes).
         [--tiers 4K-8K,8K-16K,16K-32K] [--concurrency 10] [--budget 4096] \\
         [--decode-stride 8] [--other-decode-stride 32] [--reps 3]
 
---smoke runs a synthetic 3-step trace at tiny shapes (head 64, pages 48/64)
+--smoke runs a synthetic 3-step trace at tiny shapes (head 128, pages 48/64)
 on the CPU under the Triton interpreter, end to end:
 
     TRITON_INTERPRET=1 CUDA_VISIBLE_DEVICES= .fork/venvs/v0.33.0/bin/python \\
@@ -79,7 +79,7 @@ import common  # noqa: E402
 
 LAYERS = 16
 SHAPE = {"hq": 24, "hk": 4, "hs": 256, "dtype": "bfloat16"}
-SMOKE_SHAPE = {"hq": 4, "hk": 2, "hs": 64, "dtype": "bfloat16"}
+SMOKE_SHAPE = {"hq": 4, "hk": 2, "hs": 128, "dtype": "bfloat16"}
 VARIANTS = ("upstream_rocm", "upstream_triton", "series_rocm", "series_triton")
 TREE = {"upstream_rocm": "upstream", "upstream_triton": "upstream", "series_rocm": "series", "series_triton": "series"}
 BACKEND = {"upstream_rocm": "rocm", "upstream_triton": "triton", "series_rocm": "rocm", "series_triton": "triton"}
@@ -308,7 +308,14 @@ class Attribution:
                 self.calls.append((name, -1, 0))
             else:
                 start = (q.data_ptr() - self.base_ptr) // self.row_bytes
-                self.calls.append((name, start, q.shape[0]))
+                n = q.shape[0]
+                # A kernel given query_start_loc serves rows [qsl[0], qsl[-1])
+                # of its query (a varlen call may get the whole batch's query).
+                qsl = bound.get("query_start_loc", bound.get("cu_seqlens_q"))
+                if qsl is not None and hasattr(qsl, "numel") and qsl.numel() > 0:
+                    lo, hi = int(qsl[0]), int(qsl[-1])
+                    start, n = start + lo, hi - lo
+                self.calls.append((name, start, n))
             return fn(*a, **k)
 
         return wrapper
@@ -362,6 +369,17 @@ def worker(args) -> int:
     if not os.path.abspath(vllm.__file__).startswith(os.path.abspath(tree)):
         raise SystemExit(f"imported vllm from {vllm.__file__}, not {tree}")
     common.stub_rocm_platform_module()
+
+    def import_backends() -> None:
+        import vllm.config  # noqa: F401
+        import vllm.v1.attention.backend  # noqa: F401
+        import vllm.v1.attention.backends.rocm_attn  # noqa: F401
+        import vllm.v1.attention.backends.triton_attn  # noqa: F401
+        import vllm.v1.kv_cache_interface  # noqa: F401
+
+    stood_in = common.import_with_stand_ins(import_backends)
+    if stood_in:
+        print(f"stand-ins for packages this machine lacks: {stood_in}", flush=True)
     from vllm.config import CUDAGraphMode
     from vllm.v1.attention.backend import CommonAttentionMetadata
     from vllm.v1.attention.backends import rocm_attn, triton_attn
@@ -402,7 +420,8 @@ def worker(args) -> int:
             static_forward_context={},
         )
         return ns(
-            model_config=model, parallel_config=None, compilation_config=comp,
+            model_config=model, parallel_config=ns(decode_context_parallel_size=1),
+            compilation_config=comp,
             scheduler_config=ns(max_num_seqs=max_num_seqs), speculative_config=None,
             cache_config=ns(cache_dtype="auto"),
         )  # fmt: skip

@@ -1,0 +1,372 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Compile the series' Triton kernels offline for every GPU target they ship to.
+
+A launch config that does not fit a target fails at its first launch there
+(Triton raises OutOfResources when a workgroup needs more LDS than the GPU
+has), and one that spills registers runs slowly: neither shows on an NVIDIA
+GPU or in the CPU interpreter. Triton's AMD and NVIDIA backends compile on a
+CPU, so this runs in CI:
+
+    python tools/triton_targets.py --tree .fork/v0.33.0 [--json out.json]
+
+(with the fork's venv python). Each kernel is launched through its real
+wrapper on small CPU tensors with the wrapper's own config choice for the
+target; the launch is intercepted and compiled for the target instead:
+gfx90a (MI250), gfx942 (MI300X), gfx950 (MI355X) and sm_90 (H100/H200).
+Hygon DCU targets (gfx928/gfx936/gfx938) cannot be checked: upstream
+Triton's AMD backend does not know them ("unsupported target"), and DCU
+runs Hygon's own Triton build.
+
+It prints one row per compiled kernel (LDS/shared bytes, VGPRs or
+registers, spills, scratch, workgroups per compute unit) and exits 1 when a
+config exceeds the target's LDS/shared memory, spills registers, or when
+the decode op's residency (programs per compute unit, which sizes its split
+count) differs from what the compiled kernel allows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import asdict, dataclass, field
+
+os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
+os.environ.pop("TRITON_INTERPRET", None)
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    backend: str  # "hip" or "cuda"
+    arch: str | int
+    warp_size: int
+    lds_per_workgroup: int  # bytes a workgroup (CTA) may allocate
+    lds_per_cu: int  # bytes per compute unit (SM)
+    num_cus: int  # compute units of the reference part
+
+
+TARGETS = (
+    Target("gfx90a", "hip", "gfx90a", 64, 64 << 10, 64 << 10, 110),  # MI250X (one GCD)
+    Target("gfx942", "hip", "gfx942", 64, 64 << 10, 64 << 10, 304),  # MI300X
+    Target("gfx950", "hip", "gfx950", 64, 160 << 10, 160 << 10, 256),  # MI355X
+    Target("sm_90", "cuda", 90, 32, 227 << 10, 228 << 10, 132),  # H200
+)
+
+
+@dataclass
+class Row:
+    target: str
+    case: str
+    kernel: str
+    num_warps: int
+    num_stages: int
+    lds: int
+    regs: int
+    spills: int
+    scratch: int
+    per_cu: int
+    problems: list[str] = field(default_factory=list)
+    # The residency the wrapper's config claims (the decode op sizes its
+    # split count with it): must be the least of its cases.
+    expect_per_cu: int | None = None
+    expect_group: str = ""
+    upstream: bool = False
+
+
+def amd_resources(asm: str) -> dict[str, int]:
+    def num(key: str) -> int:
+        m = re.search(rf"\.{key}:\s+(\d+)", asm)
+        return int(m.group(1)) if m else 0
+
+    # .vgpr_count is the unified VGPR+AGPR total on gfx90a and later; SGPR
+    # spills go to VGPR lanes, not to memory: VGPR spills and scratch do.
+    return {
+        "vgpr": num("vgpr_count"),
+        "spills": num("vgpr_spill_count"),
+        "scratch": num("private_segment_fixed_size"),
+    }
+
+
+def nvidia_resources(ptx: str, arch: str) -> dict[str, int]:
+    from triton.backends.nvidia.compiler import get_ptxas
+
+    ptxas = get_ptxas(90).path
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "k.ptx")
+        with open(src, "w") as f:
+            f.write(ptx)
+        out = subprocess.run(
+            [ptxas, "-v", f"--gpu-name={arch}", src, "-o", os.path.join(tmp, "k.o")],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stderr
+    regs = re.search(r"Used (\d+) registers", out)
+    stores = re.search(r"(\d+) bytes spill stores", out)
+    stack = re.search(r"(\d+) bytes stack frame", out)
+    return {
+        "regs": int(regs.group(1)) if regs else 0,
+        "spills": int(stores.group(1)) if stores else 0,
+        "scratch": int(stack.group(1)) if stack else 0,
+    }
+
+
+def workgroups_per_cu(t: Target, num_warps: int, lds: int, regs: int) -> int:
+    """Resident workgroups (CTAs) per compute unit, from registers and LDS."""
+    by_lds = t.lds_per_cu // lds if lds else 64
+    if t.backend == "hip":
+        # CDNA: 512 VGPRs (VGPR + AGPR, granule 8) per lane of each of the
+        # 4 SIMDs, at most 8 waves per SIMD; a workgroup's waves spread
+        # over the SIMDs.
+        alloc = max(8, -(-regs // 8) * 8)
+        waves_per_simd = min(8, 512 // alloc)
+        by_regs = 4 * waves_per_simd // num_warps
+    else:
+        # Hopper: 64K registers per SM, allocated per warp in units of 256,
+        # at most 64 warps and 32 CTAs per SM; 1 KiB reserved per CTA.
+        per_warp = -(-regs * 32 // 256) * 256
+        by_regs = min(65536 // per_warp, 64) // num_warps
+        by_lds = t.lds_per_cu // (lds + 1024)
+    return max(0, min(by_regs, by_lds, 32))
+
+
+class Compiler:
+    """Intercepts Triton launches and compiles them for one target."""
+
+    def __init__(self, target: Target) -> None:
+        from triton.backends.compiler import GPUTarget
+
+        self.target = target
+        self.gpu_target = GPUTarget(target.backend, target.arch, target.warp_size)
+        self.rows: list[Row] = []
+        self.case = ""
+
+    @contextlib.contextmanager
+    def intercept(self):
+        from triton.runtime.jit import JITFunction
+
+        original = JITFunction.run
+        compiler = self
+
+        def run(fn, *args, grid, warmup, **kwargs):  # noqa: ARG001
+            compiler.compile(fn, args, kwargs)
+
+        JITFunction.run = run
+        try:
+            yield self
+        finally:
+            JITFunction.run = original
+
+    def compile(self, fn, args, kwargs) -> None:
+        import triton
+        from triton.compiler import ASTSource, make_backend
+        from triton.runtime.jit import create_function_from_signature
+
+        backend = make_backend(self.gpu_target)
+        binder = create_function_from_signature(fn.signature, fn.params, backend)
+        kwargs = dict(kwargs, debug=False)
+        bound, specialization, options = binder(*args, **kwargs)
+        options, signature, constexprs, attrs = fn._pack_args(
+            backend, kwargs, bound, specialization, options
+        )
+        src = ASTSource(fn, signature, constexprs, attrs)
+        kernel = triton.compile(src, target=self.gpu_target, options=options.__dict__)
+        t = self.target
+        lds = kernel.metadata.shared
+        if t.backend == "hip":
+            res = amd_resources(kernel.asm["amdgcn"])
+            regs = res["vgpr"]
+        else:
+            res = nvidia_resources(kernel.asm["ptx"], f"sm_{t.arch}a")
+            regs = res["regs"]
+        num_warps, num_stages = options.num_warps, options.num_stages
+        row = Row(
+            t.name, self.case, fn.__name__, num_warps, num_stages, lds, regs,
+            res["spills"], res["scratch"], workgroups_per_cu(t, num_warps, lds, regs),
+        )  # fmt: skip
+        if lds > t.lds_per_workgroup:
+            row.problems.append(f"LDS {lds} B > {t.lds_per_workgroup} B")
+        if res["spills"] or res["scratch"]:
+            row.problems.append(f"{res['spills']} spilled registers, {res['scratch']} B scratch")
+        if row.per_cu == 0:
+            row.problems.append("no workgroup fits on a compute unit")
+        self.rows.append(row)
+
+
+# ------------------------------------------------------------------ kernels
+DECODE_HEADS = ((24, 4, 256), (16, 2, 256), (32, 8, 128), (8, 1, 128), (32, 32, 128), (8, 8, 64))
+
+
+def check_decode(c: Compiler, dtypes) -> None:
+    """decode_page_contiguous, both KV layouts, split (batch 1) and not."""
+    import torch
+
+    from vllm.v1.attention.ops import decode_page_contiguous as dpc
+
+    dpc._num_compute_units = lambda device: c.target.num_cus
+    dpc._current_target = lambda device: c.gpu_target
+    for dtype in dtypes:
+        for hq, hk, hs in DECODE_HEADS:
+            config = dpc._launch_config(
+                c.gpu_target, dpc.next_power_of_2(hs), dtype
+            )
+            for layout in ("triton", "rocm"):
+                for batch in (1, 2 * c.target.num_cus):
+                    page = 832
+                    if layout == "triton":
+                        k = torch.empty((2, page, hk, hs), dtype=dtype)
+                        v = torch.empty_like(k)
+                    else:
+                        x = 16 // dtype.itemsize
+                        k = torch.empty((2, hk, hs // x, page, x), dtype=dtype)
+                        v = torch.empty((2, hk, hs, page), dtype=dtype)
+                    q = torch.empty((batch, hq, hs), dtype=dtype)
+                    table = torch.zeros((batch, 40), dtype=torch.int32)
+                    lens = torch.full((batch,), 32768, dtype=torch.int32)
+                    c.case = f"decode {hq}/{hk}/{hs} {str(dtype)[6:]} {layout} B={batch}"
+                    start = len(c.rows)
+                    dpc.decode_page_contiguous(q, k, v, q.clone(), table, lens, 0.1)
+                    c.rows[start].expect_per_cu = config.programs_per_cu
+                    c.rows[start].expect_group = f"head {max(64, hs)}, {dtype.itemsize}-byte"
+                    if dtype == torch.float32:
+                        # Backends route fp16/bf16 only; fp32 must fit, may spill.
+                        for row in c.rows[start:]:
+                            row.problems = [p for p in row.problems if "spill" not in p]
+
+
+def check_paged_prefill(c: Compiler, dtypes) -> None:
+    """paged_prefill_aligned (ROCM_ATTN's x-packed layout)."""
+    import torch
+
+    from vllm.v1.attention.ops import triton_paged_prefill_aligned as ppa
+
+    if hasattr(ppa, "_current_target"):
+        ppa._current_target = lambda device: c.gpu_target
+    for dtype in dtypes[:1]:
+        for hq, hk, hs in ((24, 4, 256), (32, 8, 128), (16, 16, 64)):
+            page = 832
+            x = 16 // dtype.itemsize
+            k = torch.empty((2, hk, hs // x, page, x), dtype=dtype)
+            v = torch.empty((2, hk, hs, page), dtype=dtype)
+            q = torch.empty((4096, hq, hs), dtype=dtype)
+            table = torch.zeros((1, 40), dtype=torch.int32)
+            lens = torch.full((1,), 16384, dtype=torch.int32)
+            c.case = f"prefill {hq}/{hk}/{hs} {str(dtype)[6:]}"
+            params = ppa.paged_prefill_aligned.__code__.co_varnames
+            if "query_start_loc" in params:
+                start = torch.tensor([0, 4096], dtype=torch.int32)
+                ppa.paged_prefill_aligned(q, k, v, q.clone(), start, lens, table, 4096, 0.1)
+            else:
+                ppa.paged_prefill_aligned(q, k, v, q.clone(), table, lens, 0.1)
+
+
+def check_prefix_prefill(c: Compiler, dtypes) -> None:
+    """context_attention_fwd as ROCM_ATTN calls it (the platform faked)."""
+    import torch
+
+    from vllm.v1.attention.ops import prefix_prefill as pp
+
+    class Platform:
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def is_rocm(self) -> bool:
+            return c.target.backend == "hip"
+
+        def is_cuda(self) -> bool:
+            return c.target.backend == "cuda"
+
+    if c.target.backend != "hip":
+        return  # context_attention_fwd runs on ROCm only (ROCM_ATTN)
+    real = pp.current_platform
+    pp.current_platform = Platform()
+    first_row = len(c.rows)
+    try:
+        for dtype in dtypes[:1]:
+            for hq, hk, hs, page in ((24, 4, 256, 832), (32, 8, 128, 16), (16, 16, 64, 544)):
+                x = 16 // dtype.itemsize
+                k_cache = torch.empty((4, hk, hs // x, page, x), dtype=dtype)
+                v_cache = torch.empty((4, hk, hs, page), dtype=dtype)
+                q = torch.empty((256, hq, hs), dtype=dtype)
+                kv = torch.empty((256, hk, hs), dtype=dtype)
+                table = torch.zeros((1, 8), dtype=torch.int32)
+                start = torch.tensor([0, 256], dtype=torch.int32)
+                lens = torch.tensor([1024], dtype=torch.int32)
+                one = torch.ones((), dtype=torch.float32)
+                c.case = f"prefix_prefill {hq}/{hk}/{hs} page {page} {str(dtype)[6:]}"
+                pp.context_attention_fwd(
+                    q, kv, kv, q.clone(), "auto", k_cache, v_cache, table, start, lens,
+                    1024, 256, one, one,
+                )  # fmt: skip
+    finally:
+        pp.current_platform = real
+    # Upstream's tiles (the series changes only the block-table bound):
+    # reported, not failed.
+    for row in c.rows[first_row:]:
+        if row.problems:
+            row.problems = [f"upstream config, not failed: {'; '.join(row.problems)}"]
+            row.upstream = True
+
+
+CHECKS = {"decode": check_decode, "prefill": check_paged_prefill, "prefix": check_prefix_prefill}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--tree", required=True, help="the fork tree (holds vllm/)")
+    p.add_argument("--json", help="write the rows here")
+    p.add_argument("--targets", default=",".join(t.name for t in TARGETS))
+    p.add_argument("--kernels", default=",".join(CHECKS))
+    p.add_argument("--dtypes", default="bfloat16,float32")
+    args = p.parse_args(argv)
+    sys.path.insert(0, os.path.abspath(args.tree))
+    import torch
+
+    dtypes = [getattr(torch, d) for d in args.dtypes.split(",")]
+    rows: list[Row] = []
+    for target in (t for t in TARGETS if t.name in args.targets.split(",")):
+        compiler = Compiler(target)
+        with compiler.intercept():
+            for name in args.kernels.split(","):
+                CHECKS[name](compiler, dtypes)
+        rows += compiler.rows
+    # The claimed residency must be what the least resident case allows.
+    groups: dict[tuple, list[Row]] = {}
+    for r in rows:
+        if r.expect_per_cu is not None:
+            groups.setdefault((r.target, r.expect_group), []).append(r)
+    for members in groups.values():
+        fit = min(r.per_cu for r in members)
+        if members[0].expect_per_cu != fit:
+            members[0].problems.append(
+                f"config says {members[0].expect_per_cu} programs per CU, {fit} fit "
+                f"(least of {len(members)} cases)"
+            )
+    header = f"{'target':7} {'kernel':36} {'case':44} {'w/s':5} {'LDS':>7} {'regs':>5} {'spill':>5} {'scratch':>7} {'/CU':>3}"
+    print(header)
+    for r in rows:
+        print(
+            f"{r.target:7} {r.kernel[:36]:36} {r.case[:44]:44} {r.num_warps}/{r.num_stages:<3} "
+            f"{r.lds:7} {r.regs:5} {r.spills:5} {r.scratch:7} {r.per_cu:3}"
+            + ((" NOTE: " if r.upstream else "  FAIL: ") + "; ".join(r.problems) if r.problems else "")
+        )
+    bad = [r for r in rows if r.problems and not r.upstream]
+    print(f"{len(rows)} kernels compiled, {len(bad)} failing")
+    print(
+        "Not checked: Hygon DCU (gfx928/gfx936/gfx938): upstream Triton's AMD backend "
+        "does not know these targets; DCU runs Hygon's own Triton."
+    )
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump([asdict(r) for r in rows], f, indent=1)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
