@@ -395,8 +395,8 @@ def finish(root: Path, old: Base, state: State, log) -> list[Step]:
         f"# Moved from patches/{old.name}/ by `vllm-fork rebase`.\n"
     )
     fork.export(new, tree, log)
-    git(tree, "update-ref", "-d", OLD_REF)
-    state_path(tree).unlink()
+    git(tree, "update-ref", "-d", OLD_REF, check=False)
+    state_path(tree).unlink(missing_ok=True)
     pointer(root).unlink(missing_ok=True)
     return state.steps
 
