@@ -321,7 +321,7 @@ def cmd_test(ctx: Ctx, args: argparse.Namespace) -> int:
     Independent work runs side by side, each job as soon as what it needs is
     there: a base's build (the `apply` check: a fresh tree from the pinned
     sdist and the series, and its venv), then that base's bisect and gate;
-    the tool's tests (pytest-xdist) once the newest base's venv exists."""
+    the tool's tests (pytest-xdist) once every base is built."""
     names = known_bases(ctx.root)
     failed = False
     for name in names:
@@ -336,22 +336,34 @@ def cmd_test(ctx: Ctx, args: argparse.Namespace) -> int:
     tool = [sys.executable, str(ctx.root / "vllm-fork"), "--repo", str(ctx.root)]
     tool += ["--cache", str(ctx.cache)]
     python = venv.python_of(venv.venv_dir(ctx.root, ctx.base()))
-    newest = f"build {ctx.base_name} (= check --apply)"
+    builds = [f"build {n} (= check --apply)" for n in names]
     jobs: dict[str, tuple[list[str], list[str]]] = {}
-    # The newest base first: the tool's tests wait for its venv.
+    # The newest base first.
     for n in sorted(names, key=lambda n: n != ctx.base_name):
         jobs[f"build {n} (= check --apply)"] = ([*tool, "--base", n, "build"], [])
+    # Tests that read .fork/<base> (at its HEAD) need every base built.
     jobs["the tool's tests (synthetic upstream, then the real pinned sdists)"] = (
         [str(python), "-m", "pytest", "-p", "no:cacheprovider", "-n", "2", "tests"],
-        [newest],
+        builds,
     )
-    for n in names:
-        jobs[f"check {n}: bisect, gate"] = (
-            [*tool, "--base", n, "check", "--bisect", "--gate"],
-            [f"build {n} (= check --apply)"],
-        )
-    env = dict(os.environ, VLLM_FORK_CACHE=str(ctx.cache), PYTHONUNBUFFERED="1")
-    failed = not run_jobs(jobs, ctx.root, env)
+    import tempfile
+
+    # bisect and gate check commits out: they work on a copy of each fork
+    # tree (the sdist's ignored files included), so the tests see HEAD.
+    with tempfile.TemporaryDirectory(prefix="vllm-fork-check-") as tmp:
+        for n in names:
+            tree = fork.fork_dir(ctx.root, load_base(ctx.root, n))
+            copy = Path(tmp) / n
+            jobs[f"copy {n} for bisect and gate"] = (
+                ["cp", "-a", str(tree), str(copy)],
+                [f"build {n} (= check --apply)"],
+            )
+            jobs[f"check {n}: bisect, gate"] = (
+                [*tool, "--base", n, "check", "--bisect", "--gate", "--fork", str(copy)],
+                [f"copy {n} for bisect and gate"],
+            )
+        env = dict(os.environ, VLLM_FORK_CACHE=str(ctx.cache), PYTHONUNBUFFERED="1")
+        failed = not run_jobs(jobs, ctx.root, env)
     print("vllm-fork test: " + ("FAILED" if failed else "all passed"))
     return 1 if failed else 0
 
