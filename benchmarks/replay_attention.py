@@ -124,7 +124,10 @@ class Variant:
                 sliding_window=0, sm_scale=self.scale,
             )  # fmt: skip
         elif self.q_len > 1:
-            OPS["prefill"](self.q, k, v, self.out, self.block_table, self.seq_lens, self.scale)
+            OPS["prefill"](
+                self.q, k, v, self.out, self.cu_q, self.seq_lens, self.block_table,
+                self.q_len, self.scale,
+            )  # fmt: skip
         else:
             OPS["decode"](
                 self.q, k, v, self.out, self.block_table, self.seq_lens, self.scale,

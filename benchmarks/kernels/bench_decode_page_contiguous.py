@@ -358,8 +358,8 @@ def point_stats(case: Case, t: float, out, ref, read_bw: float, copy_bw: float) 
 
 
 def set_config(cfg: dict) -> None:
-    launch = {k: cfg[k] for k in ("TILE_SIZE", "num_warps", "num_stages")}
-    DPC._launch_config = lambda *a, **k: dict(launch)
+    config = DPC._LaunchConfig(cfg["TILE_SIZE"], cfg["num_warps"], cfg["num_stages"], 2)
+    DPC._launch_config = lambda *a, **k: config
 
 
 SWEEP_POINTS = [(832, 1, 32768), (832, 1, 8192), (832, 4, 16384), (832, 16, 32768)]
@@ -426,7 +426,7 @@ def main() -> None:
         result["op_config"] = best
         set_config(best)
     else:
-        result["op_config"] = {"default": DPC._launch_config(256, DTYPE)}
+        result["op_config"] = {"default": vars(DPC._launch_config(DPC._current_target(DEV), 256, DTYPE))}
     log(f"op config {result['op_config']}")
 
     read_bw = result["ceilings"]["read_GBps"]

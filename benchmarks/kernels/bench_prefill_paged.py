@@ -205,21 +205,23 @@ class Case:
 
 
 def run_aligned(case: Case, out: torch.Tensor, config: dict | None):
-    from vllm.v1.attention.ops.triton_paged_prefill_aligned import (
-        paged_prefill_aligned,
-    )
+    """The aligned kernel on the case's one sequence; a config (block_m,
+    block_n, num_warps, num_stages) replaces the module's launch-config
+    choice, as the kernel's tests do."""
+    from vllm.v1.attention.ops import triton_paged_prefill_aligned as ppa
 
-    cfg = config or {}
-    return lambda: paged_prefill_aligned(
-        case.query,
-        case.rocm_k,
-        case.rocm_v,
-        out,
-        case.block_table,
-        case.seq_lens,
-        case.scale,
-        **cfg,
-    )
+    if not hasattr(run_aligned, "default"):
+        run_aligned.default = ppa._launch_config
+    ppa._launch_config = run_aligned.default
+    if config:
+        choice = tuple(config[k] for k in ("block_m", "block_n", "num_warps", "num_stages"))
+        ppa._launch_config = lambda target, head_size, dtype: choice
+    start = torch.tensor([0, case.query.shape[0]], dtype=torch.int32, device="cuda")
+    table = case.block_table.reshape(1, -1).to(torch.int32).contiguous()
+    return lambda: ppa.paged_prefill_aligned(
+        case.query, case.rocm_k, case.rocm_v, out, start, case.seq_lens, table,
+        case.query.shape[0], case.scale,
+    )  # fmt: skip
 
 
 def run_rocm_prefix(case: Case, out: torch.Tensor):
