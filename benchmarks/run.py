@@ -8,6 +8,8 @@ Runs, in order, each in its own process (a crash in one does not stop the rest):
 
   replay   attention-bucket replay of serving Qwen3.5-27B (benchmarks/replay_attention.py)
   decode   q=1 decode: page-contiguous op vs unified_attention vs ROCM_ATTN today
+  decode_sweep  q=1 decode over pages 16-1088, five head shapes, batch 1-256, 1K-64K:
+           the op against each backend's own kernel, and which points the routing sends to it
   prefill  q=4096 chunk: aligned Triton paged prefill vs unified_attention vs context_attention_fwd
   replay_scheduler  the concurrency-10 steps vLLM's scheduler produced (results/replay_scheduler/
            traces), timed through each backend's real forward, upstream tree vs series tree
@@ -36,6 +38,11 @@ BENCHMARKS = {
         [],
         ["--pages", "784,832", "--seq-lens", "8192,32768", "--batches", "1,16", "--reps", "20"],
     ),
+    "decode_sweep": (
+        "kernels/bench_decode_page_sweep.py",
+        [],
+        ["--pages", "16,64,832", "--batches", "1,16", "--seq-lens", "4096,16384", "--prewarm-workers", "4"],
+    ),
     "prefill": ("kernels/bench_prefill_paged.py", [], ["--contexts", "0,12288,28672", "--pages", "784,832"]),
     "replay_scheduler": (
         "replay_scheduler.py",
@@ -50,7 +57,7 @@ BENCHMARKS = {
 }
 # How each script names its output-folder and vLLM-root options.
 OUT_FLAG = {"prefill": "--out", "prefix": "--out"}
-TAKES_VLLM_ROOT = {"replay", "decode", "prefix", "replay_scheduler"}
+TAKES_VLLM_ROOT = {"replay", "decode", "decode_sweep", "prefix", "replay_scheduler"}
 # Where `./vllm-fork bundle` puts the release's own version of a modified file.
 BASE_PREFIX_PREFILL = "base/vllm/v1/attention/ops/prefix_prefill.py"
 
