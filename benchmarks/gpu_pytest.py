@@ -2,7 +2,7 @@
 """Run the series' test files on a GPU machine that has torch and Triton but
 not vLLM's serving dependencies:
 
-    python3 benchmarks/gpu_pytest.py BUNDLE_DIR [pytest args ...]
+    python3 benchmarks/gpu_pytest.py BUNDLE_DIR [pytest args ...]   (-n N: pytest-xdist)
 
 Packages the backends import but never call on this path (xgrammar, fastapi,
 ...) get stand-ins (common.import_with_stand_ins, which prints them), and
@@ -17,21 +17,42 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 
 
-def main() -> int:
-    root = os.path.abspath(sys.argv[1])
-    sys.path.insert(0, root)
-    os.chdir(root)
+def install(root: str) -> list[str]:
+    """Make vllm importable from `root` on this machine: stand-ins for the
+    serving packages it lacks, the ROCm platform module's stand-in."""
+    if root not in sys.path:
+        sys.path.insert(0, root)
 
     def import_backends() -> None:
         import vllm.config  # noqa: F401
         import vllm.v1.attention.backends.rocm_attn  # noqa: F401
         import vllm.v1.attention.backends.triton_attn  # noqa: F401
 
-    print("stand-ins:", common.import_with_stand_ins(import_backends), flush=True)
+    names = common.import_with_stand_ins(import_backends)
     common.stub_rocm_platform_module()
+    return names
+
+
+if __name__ != "__main__" and os.environ.get("GPU_PYTEST_ROOT"):
+    # Loaded as a pytest plugin (-p gpu_pytest), e.g. by a pytest-xdist worker.
+    install(os.environ["GPU_PYTEST_ROOT"])
+
+
+def main() -> int:
+    root = os.path.abspath(sys.argv[1])
+    here = os.path.dirname(os.path.abspath(__file__))
+    # pytest-xdist workers (-n N) inherit the environment and load this file
+    # as a plugin, so they set up the same way.
+    os.environ["GPU_PYTEST_ROOT"] = root
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        [root, here, *filter(None, [os.environ.get("PYTHONPATH")])]
+    )
+    print("stand-ins:", install(root), flush=True)
+    os.chdir(root)
     import pytest
 
-    return pytest.main(["-p", "no:cacheprovider", "--noconftest", *sys.argv[2:]])
+    plugin = ["-p", "gpu_pytest"] if "-n" in sys.argv[2:] else []
+    return pytest.main(["-p", "no:cacheprovider", "--noconftest", *plugin, *sys.argv[2:]])
 
 
 if __name__ == "__main__":

@@ -9,9 +9,14 @@ the time is multiplied by the model's 16 full-attention layers. Variants:
 
   upstream_rocm    ROCM_ATTN of v0.33.0, page 784
   upstream_triton  TRITON_ATTN of v0.33.0, page 784
-  series_rocm      ROCM_ATTN with the series, page 832 (VLLM_ROCM_PAGED_PREFILL_TRITON=1:
-                   no vendor kernel off DCU, so the Triton provider is the one served)
+  series_rocm      ROCM_ATTN with the series, page 832, the Triton paged prefill
+                   provider opted in (AttentionConfig.use_rocm_triton_paged_prefill;
+                   no vendor kernel off DCU)
   series_triton    TRITON_ATTN with the series, page 832
+  series_rocm_default
+                   ROCM_ATTN with the series as a ROCm user gets it by default:
+                   no provider, page 784 (decode rows to the op, prefill rows to
+                   today's kernel)
 
 The dispatch is the tree's: nothing here decides which kernel serves a row.
 Each tree runs in its own subprocess (two vLLM packages cannot share one):
@@ -80,18 +85,44 @@ import common  # noqa: E402
 LAYERS = 16
 SHAPE = {"hq": 24, "hk": 4, "hs": 256, "dtype": "bfloat16"}
 SMOKE_SHAPE = {"hq": 4, "hk": 2, "hs": 128, "dtype": "bfloat16"}
-VARIANTS = ("upstream_rocm", "upstream_triton", "series_rocm", "series_triton")
-TREE = {"upstream_rocm": "upstream", "upstream_triton": "upstream", "series_rocm": "series", "series_triton": "series"}
-BACKEND = {"upstream_rocm": "rocm", "upstream_triton": "triton", "series_rocm": "rocm", "series_triton": "triton"}
+VARIANTS = ("upstream_rocm", "upstream_triton", "series_rocm", "series_triton", "series_rocm_default")
+TREE = {
+    "upstream_rocm": "upstream", "upstream_triton": "upstream", "series_rocm": "series",
+    "series_triton": "series", "series_rocm_default": "series",
+}  # fmt: skip
+BACKEND = {
+    "upstream_rocm": "rocm", "upstream_triton": "triton", "series_rocm": "rocm",
+    "series_triton": "triton", "series_rocm_default": "rocm",
+}  # fmt: skip
 PAGE = {"upstream": 784, "series": 832}
 SMOKE_PAGE = {"upstream": 48, "series": 64}
+# series_rocm_default is the series' ROCM_ATTN as a ROCm user without the DCU
+# kernel gets it by default: no paged prefill provider (no opt-in), so the page
+# stays today's (784); decode rows go to the op, prefill rows to today's kernel.
+PAGE_OF_TREE = {"series_rocm_default": "upstream"}
+# Variants run with the Triton paged prefill provider opted in.
+TRITON_PREFILL = ("series_rocm",)
+
+
+def page_of(variant: str, pages: dict) -> int:
+    return pages[PAGE_OF_TREE.get(variant, TREE[variant])]
+
+
+def job_key(variant: str, pages: dict) -> tuple:
+    """Variants sharing a tree, page and provider setting run in one worker."""
+    return TREE[variant], page_of(variant, pages), variant in TRITON_PREFILL
+
 # The series variant and the upstream path it replaces / is compared with.
 RATIOS = {
     "series_rocm_over_upstream_rocm": ("series_rocm", "upstream_rocm"),
     "series_rocm_over_upstream_triton": ("series_rocm", "upstream_triton"),
     "series_triton_over_upstream_triton": ("series_triton", "upstream_triton"),
+    "series_rocm_default_over_upstream_rocm": ("series_rocm_default", "upstream_rocm"),
 }
-REPLACES = {"series_rocm": "upstream_rocm", "series_triton": "upstream_triton"}
+REPLACES = {
+    "series_rocm": "upstream_rocm", "series_triton": "upstream_triton",
+    "series_rocm_default": "upstream_rocm",
+}  # fmt: skip
 KERNELS = (
     "decode_page_contiguous", "paged_prefill_aligned", "run_vendor_paged_prefill",
     "chunked_prefill_paged_decode", "unified_attention", "context_attention_fwd",
@@ -105,7 +136,7 @@ UPSTREAM_TAG = "v0.33.0"
 # ~4.3 TB/s for decode reads).
 EST = {
     "upstream_rocm": (50, 0.04), "upstream_triton": (60, 0.7),
-    "series_rocm": (300, 0.7), "series_triton": (60, 0.9),
+    "series_rocm": (300, 0.7), "series_triton": (60, 0.9), "series_rocm_default": (50, 0.7),
 }  # fmt: skip
 
 
@@ -203,7 +234,7 @@ def estimate_s(plan: dict, variants: list[str]) -> float:
             for v in variants:
                 tflops, bw = EST[v]
                 total += calls * (flops / (tflops * 1e12) + reads / (bw * 4.3e12) + 2.5e-3)
-    return total + 90 * len({TREE[v] for v in variants})
+    return total + 90 * len({job_key(v, PAGE) for v in variants})
 
 
 # --------------------------------------------------------------- the trees
@@ -357,9 +388,9 @@ def worker(args) -> int:
     with open(args.worker) as f:
         job = json.load(f)
     tree, variants, plan = job["tree_root"], job["variants"], job["plan"]
-    if any(BACKEND[v] == "rocm" for v in variants):
+    if job["triton_prefill"]:
         # No vendor FlashAttention off DCU: the series' ROCM_ATTN serves
-        # single-sequence prefill with its Triton provider (opt-in).
+        # prefill chunks with its Triton provider (opt-in; see below).
         os.environ["VLLM_ROCM_PAGED_PREFILL_TRITON"] = "1"
     sys.path.insert(0, os.path.abspath(tree))
     import torch
@@ -432,6 +463,11 @@ def worker(args) -> int:
         for b in {BACKEND[v] for v in variants}
     }
     impls = {b: impl_cls[b](hq, hs, hs**-0.5, hk, None, None, "auto") for b in builders}
+    if job["triton_prefill"] and "rocm" in impls:
+        # What AttentionConfig.use_rocm_triton_paged_prefill sets in a server
+        # (the impl reads it from the current vLLM config, absent here).
+        # Trees from before that field read VLLM_ROCM_PAGED_PREFILL_TRITON.
+        impls["rocm"]._triton_paged_prefill_opt_in = True
     layer = Layer()
     flush = torch.empty(128 << 20, dtype=torch.float32, device=dev) if on_gpu else None
     flush_out = torch.empty((), dtype=torch.float32, device=dev)
@@ -711,8 +747,8 @@ def main(argv=None) -> int:
                 for b in args.budget.split(","):
                     name = f"{tier}_c{c}_b{b}"
                     loaded = {}
-                    for tree in sorted({TREE[v] for v in variants}):
-                        f = os.path.join(args.trace_dir, f"{name}_p{pages[tree]}.json.gz")
+                    for page in sorted({page_of(v, pages) for v in variants}):
+                        f = os.path.join(args.trace_dir, f"{name}_p{page}.json.gz")
                         loaded[f] = load_trace(f)
                     first = next(iter(loaded.values()))
                     if any(t["steps"] != first["steps"] for t in loaded.values()):
@@ -746,19 +782,19 @@ def main(argv=None) -> int:
     merged: dict = {n: collections.defaultdict(lambda: {"attribution": {}, "problems": {}, "us": {}}) for n in traces}
     work = tempfile.mkdtemp(prefix="replay_sched_")
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    for tree in ("upstream", "series"):
-        tv = [v for v in variants if TREE[v] == tree]
-        if not tv:
-            continue
-        job = {"tree_root": roots[tree], "variants": tv, "page": pages[tree], "plan": plan,
-               "out": os.path.join(work, f"{tree}.json")}  # fmt: skip
-        jpath = os.path.join(work, f"{tree}_job.json")
+    for key in sorted({job_key(v, pages) for v in variants}, key=str, reverse=True):
+        tree, page, triton_prefill = key
+        tv = [v for v in variants if job_key(v, pages) == key]
+        tag = f"{tree}_p{page}" + ("_triton_prefill" if triton_prefill else "")
+        job = {"tree_root": roots[tree], "variants": tv, "page": page, "plan": plan,
+               "triton_prefill": triton_prefill, "out": os.path.join(work, f"{tag}.json")}  # fmt: skip
+        jpath = os.path.join(work, f"{tag}_job.json")
         with open(jpath, "w") as f:
             json.dump(job, f)
-        common.log(f"{tree} tree ({', '.join(tv)}, page {pages[tree]}): {roots[tree]}")
+        common.log(f"{tree} tree ({', '.join(tv)}, page {page}): {roots[tree]}")
         proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", jpath], env=env)
         if proc.returncode:
-            raise SystemExit(f"{tree} worker failed (exit {proc.returncode})")
+            raise SystemExit(f"{tag} worker failed (exit {proc.returncode})")
         with open(job["out"]) as f:
             res = json.load(f)
         for name, per_key in res["traces"].items():

@@ -25,9 +25,17 @@ export PYTHONPATH=$work${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 # gpu_pytest.py stands in for serving packages the machine lacks and runs
 # pytest without vLLM's conftest. The page-alignment test builds vLLM's
 # config objects, which need the compiled extensions: it runs on the CPU.
-tests=$(grep -E '^tests/(kernels|v1)/' "$work/series-tests.txt" | grep -v page_alignment || true)
+# test_prefix_prefill.py is vLLM's own file: only the series' tests in it run.
+tests=$(grep -E '^tests/(kernels|v1)/' "$work/series-tests.txt" | grep -v 'page_alignment\|test_prefix_prefill' || true)
+if grep -q test_prefix_prefill "$work/series-tests.txt"; then
+  pp=tests/kernels/attention/test_prefix_prefill.py
+  tests="$tests $pp::test_context_attention_fwd_matches_paged_reference $pp::test_context_attention_fwd_block_table_row_end"
+fi
+# pytest-xdist (carried in .gpu/whl) runs the files across the CPU cores:
+# compiling the Triton kernels is most of the time.
+par=$(python3 -c "import xdist" 2>/dev/null && echo "-n $(( $(nproc) > 14 ? 14 : $(nproc) ))")
 if [ -n "$tests" ] && [ "${SKIP_TESTS:-0}" != 1 ]; then
-  python3 "$root/benchmarks/gpu_pytest.py" "$work" -q $tests 2>&1 | tee "$out/gpu-tests.log" | tail -5
+  python3 "$root/benchmarks/gpu_pytest.py" "$work" -q $par -rs $tests 2>&1 | tee "$out/gpu-tests.log" | tail -5
 fi
 # The prefix_prefill block-table bound under compute-sanitizer: the fixed
 # kernel must show 0 errors, the release's (bundle base/) invalid reads.

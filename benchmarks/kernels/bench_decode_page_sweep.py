@@ -69,6 +69,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--prewarm-workers", type=int, default=12)
     p.add_argument("--time-budget", type=float, default=1e9, help="seconds of timing")
     p.add_argument("--tag", default="decode_page_sweep")
+    p.add_argument("--dtype", default="bfloat16", choices=("bfloat16", "float16", "float32"))
     return p.parse_args(argv)
 
 
@@ -102,25 +103,35 @@ class Ops:
         self.rocm = chunked_prefill_paged_decode
         self.route = getattr(dpc, "page_contiguous_decode_is_faster", None)
 
+    def routed(self, page: int, head_size: int, group: int, dtype) -> bool | None:
+        """The routing predicate's answer (None where the module has none)."""
+        if self.route is None:
+            return None
+        import inspect
+
+        if "dtype" in inspect.signature(self.route).parameters:
+            return bool(self.route(page, head_size, group, dtype=dtype))
+        return bool(self.route(page, head_size, group))
+
 
 class Group:
     """One KV cache (layout, heads, page) and the calls of every point on it."""
 
-    def __init__(self, ops: Ops, layout: str, heads, page: int, nblocks: int, device) -> None:
+    def __init__(self, ops: Ops, layout: str, heads, page: int, nblocks: int, device, dtype) -> None:
         import torch
 
         self.ops, self.layout, self.page = ops, layout, page
         self.hq, self.hk, self.hs = heads
         self.nblocks = nblocks
         self.device = device
-        dtype = torch.bfloat16
+        self.dtype = dtype
         gen = torch.Generator(device=device).manual_seed(page * 7919 + self.hq * 31 + self.hk)
         if layout == "triton":
             self.kv = torch.empty((nblocks, page, self.hk, 2 * self.hs), dtype=dtype, device=device)
             self.kv.normal_(generator=gen)
             self.k, self.v = self.kv.split(self.hs, dim=-1)
         else:
-            x = 8
+            x = 16 // dtype.itemsize
             self.k = torch.empty((nblocks, self.hk, self.hs // x, page, x), dtype=dtype, device=device)
             self.v = torch.empty((nblocks, self.hk, self.hs, page), dtype=dtype, device=device)
             self.k.normal_(generator=gen)
@@ -236,9 +247,12 @@ def time_calls(fns, reps: int, flush) -> float:
     return statistics.median(times)
 
 
-def kv_bytes_per_token(heads) -> int:
+ELEMENT_BYTES = {"bfloat16": 2, "float16": 2, "float32": 4}
+
+
+def kv_bytes_per_token(heads, dtype: str) -> int:
     _, hk, hs = heads
-    return hk * hs * 2 * 2
+    return hk * hs * 2 * ELEMENT_BYTES[dtype]
 
 
 def groups_of(args) -> list[tuple[str, tuple[int, int, int], int]]:
@@ -253,7 +267,7 @@ def groups_of(args) -> list[tuple[str, tuple[int, int, int], int]]:
 def points_of(args, heads, page) -> tuple[list[tuple[int, int]], list[tuple[int, int]], int]:
     """(fitting points, skipped points, blocks to allocate) of one group."""
     cap = int(args.cache_gib * 2**30)
-    per_block = kv_bytes_per_token(heads) * page
+    per_block = kv_bytes_per_token(heads, args.dtype) * page
     fit, skip, need_max = [], [], 0
     for batch in ints(args.batches):
         for seq_len in ints(args.seq_lens):
@@ -276,13 +290,13 @@ def prewarm(job) -> str:
 
     ops = Ops()
     dev = torch.device("cuda")
-    group = Group(ops, layout, heads, page, 64, dev)
+    group = Group(ops, layout, heads, page, 64, dev, getattr(torch, args.dtype))
     fit, _, _ = points_of(args, heads, page)
     for batch, seq_len in fit:
         pages = math.ceil(seq_len / page)
         table = torch.randint(0, 64, (batch, pages), dtype=torch.int32, device=dev)
         seq_lens = torch.full((batch,), seq_len, dtype=torch.int32, device=dev)
-        q = torch.randn((batch, group.hq, group.hs), dtype=torch.bfloat16, device=dev)
+        q = torch.randn((batch, group.hq, group.hs), dtype=group.dtype, device=dev)
         out = torch.empty_like(q)
         for kernel in ("op", "today"):
             group.call(kernel, q, out, table, seq_lens, seq_len)()
@@ -335,18 +349,19 @@ def main(argv: list[str] | None = None) -> int:
                 for b, s in fit
             ]  # fmt: skip
             continue
-        group = Group(ops, layout, heads, page, nblocks, dev)
+        group = Group(ops, layout, heads, page, nblocks, dev, getattr(torch, args.dtype))
         hq, hk, hs = heads
         for batch, seq_len in fit:
             seq_lens = torch.full((batch,), seq_len, dtype=torch.int32, device=dev)
-            q = torch.randn((batch, hq, hs), dtype=torch.bfloat16, device=dev, generator=group.gen)
-            nbytes = batch * seq_len * kv_bytes_per_token(heads) + 2 * q.numel() * 2
+            q = torch.randn((batch, hq, hs), dtype=group.dtype, device=dev, generator=group.gen)
+            nbytes = batch * seq_len * kv_bytes_per_token(heads, args.dtype) + 2 * q.numel() * q.element_size()
             est_us = nbytes / read_bw * 1e6
             row = {
                 "layout": layout, "heads": list(heads), "page": page, "batch": batch,
                 "seq_len": seq_len, "bytes": nbytes,
                 "hip_kernel_on_rocm": layout == "rocm" and hip_kernel_on_rocm(page, hq, hk, hs),
-                "routed": None if ops.route is None else bool(ops.route(page, hs, hq // hk)),
+                "dtype": args.dtype,
+                "routed": ops.routed(page, hs, hq // hk, group.dtype),
             }  # fmt: skip
             for kernel in ("op", "today"):
                 # The ROCM_ATTN Triton fallback reads at a few % of bandwidth.

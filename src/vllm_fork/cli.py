@@ -260,6 +260,11 @@ def cmd_bundle(ctx: Ctx, args: argparse.Namespace) -> int:
             if (tree / name).exists():
                 tar.add(tree / name, name, filter=keep)
         add_text(tar, "series-tests.txt", "".join(t + "\n" for t in series_tests))
+        # The benchmark scripts the series adds to vLLM's benchmarks/ (the
+        # commands its messages quote).
+        for name in checks.touched_files(base, tree):
+            if name.startswith("benchmarks/") and (tree / name).exists():
+                tar.add(tree / name, name, filter=keep)
         # The release's own version of every vllm/ file the series modifies, so
         # a benchmark can time upstream side by side (e.g. base/vllm/v1/
         # attention/ops/prefix_prefill.py before the block-table fix).
