@@ -71,6 +71,43 @@ def own_tests(files: list[str]) -> list[str]:
     return [f for f in files if TEST_FILE_RE.match(f)]
 
 
+def _test_functions(source: str) -> dict[str, str]:
+    """Top-level test functions of a test module: name -> source (with its
+    decorators, which carry the parametrization)."""
+    import ast
+
+    tree = ast.parse(source)
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test"):
+            start = min([d.lineno for d in node.decorator_list] + [node.lineno])
+            lines = source.splitlines()[start - 1 : node.end_lineno]
+            out[node.name] = "\n".join(lines)
+    return out
+
+
+def narrowed_tests(tree: Path, base_tag: str, tests: list[str]) -> list[str]:
+    """The tests a patch brings: its new test files whole; in a test file the
+    release already has (vLLM's own, often GPU-only), only the test functions
+    that are new or differ from the release's (as pytest node ids). A file
+    whose functions all match the release's is run whole."""
+    out = []
+    for name in tests:
+        before = git(tree, "show", f"{base_tag}:{name}", check=False)
+        path = tree / name
+        if before.returncode != 0 or not path.exists():
+            out.append(name)
+            continue
+        try:
+            old, new = _test_functions(before.stdout), _test_functions(path.read_text())
+        except SyntaxError:
+            out.append(name)
+            continue
+        changed = [f for f, src in new.items() if old.get(f) != src]
+        out += [f"{name}::{f}" for f in changed] if changed else [name]
+    return out
+
+
 def touched_modules(files: list[str]) -> list[str]:
     """vllm modules a patch touches, as import names."""
     modules = []
@@ -161,6 +198,7 @@ def bisect(base: Base, tree: Path, python: Path, log, pytest_args: list[str] | N
             if not tests:
                 results.append(StepResult(commit, subject, True, "imports; no tests of its own"))
                 continue
+            tests = narrowed_tests(tree, base.tag, tests)
             cmd = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests, *(pytest_args or [])]
             log("  $ " + " ".join(cmd[1:]))
             proc = subprocess.run(cmd, cwd=tree, env=cpu_test_env(), capture_output=True, text=True)
