@@ -237,6 +237,10 @@ def test_bisect_runs_each_patch_tests(queue: Queue, capsys: pytest.CaptureFixtur
         {"tests/kernels/test_gpu_only.py": gpu_test + "\n\ndef test_new() -> None:\n    assert True\n"},
     )
     queue.commit(
+        GOOD_MESSAGE.format(title="Drop that test, change only a helper"),
+        {"tests/kernels/test_gpu_only.py": gpu_test + "\n\nHELPER = 2\n"},
+    )
+    queue.commit(
         GOOD_MESSAGE.format(title="Add a failing test to it"),
         {
             "tests/kernels/test_gpu_only.py": gpu_test
@@ -244,9 +248,14 @@ def test_bisect_runs_each_patch_tests(queue: Queue, capsys: pytest.CaptureFixtur
         },
     )
     steps = checks.bisect(load_base(queue.root, "v1.0.0"), queue.fork, Path(sys.executable), lambda m: None)
-    assert [s.ok for s in steps] == [True, True, True, False, False, True, False]
-    assert "fail before this patch too" in steps[5].detail
-    assert "new failures:" in steps[6].detail and "test_bad" in steps[6].detail
+    assert [s.ok for s in steps] == [True, True, True, False, False, True, True, False]
+    # Extending vLLM's own test file runs only the test the patch adds ...
+    assert "1 passed" in steps[5].detail and "failed" not in steps[5].detail
+    # ... a change outside its test functions runs the file, excusing what
+    # failed before the patch too ...
+    assert "fail before this patch too" in steps[6].detail
+    # ... and a failing test the patch adds is never excused.
+    assert "new failures:" in steps[7].detail and "test_bad" in steps[7].detail
     assert "no tests of its own" in steps[0].detail and "1 passed" in steps[1].detail
     assert "import vllm.page failed: SyntaxError" in steps[3].detail
     assert "1 failed" in steps[4].detail
