@@ -4,7 +4,10 @@ only the test functions the patch adds or changes."""
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from vllm_fork.checks import narrowed_tests
 
@@ -46,26 +49,22 @@ def test_new_file_runs_whole(tmp_path: Path) -> None:
     assert narrowed_tests(tree, "v0.0.1", ["tests/test_new.py"]) == ["tests/test_new.py"]
 
 
-def test_added_function_only(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        # A test the patch adds: only it runs.
+        (lambda src: src + "\n\ndef test_series():\n    assert helper() == 1\n",
+         ["tests/test_up.py::test_series"]),
+        # A changed parametrization counts as a change of that test.
+        (lambda src: src.replace("[1, 2]", "[1, 2, 3]"), ["tests/test_up.py::test_upstream_gpu_only"]),
+        # Only a helper changed: no test function differs, the file runs whole.
+        (lambda src: src.replace("return 1", "return 2"), ["tests/test_up.py"]),
+    ],
+    ids=["added-test", "changed-parametrization", "helper-only"],
+)
+def test_upstream_file_narrowed_to_changed_tests(
+    tmp_path: Path, edit: Callable[[str], str], expected: list[str]
+) -> None:
     tree = make_tree(tmp_path)
-    path = tree / "tests" / "test_up.py"
-    path.write_text(UPSTREAM + "\n\ndef test_series():\n    assert helper() == 1\n")
-    assert narrowed_tests(tree, "v0.0.1", ["tests/test_up.py"]) == [
-        "tests/test_up.py::test_series"
-    ]
-
-
-def test_changed_parametrization_counts(tmp_path: Path) -> None:
-    tree = make_tree(tmp_path)
-    path = tree / "tests" / "test_up.py"
-    path.write_text(UPSTREAM.replace("[1, 2]", "[1, 2, 3]"))
-    assert narrowed_tests(tree, "v0.0.1", ["tests/test_up.py"]) == [
-        "tests/test_up.py::test_upstream_gpu_only"
-    ]
-
-
-def test_helper_only_change_runs_whole_file(tmp_path: Path) -> None:
-    tree = make_tree(tmp_path)
-    path = tree / "tests" / "test_up.py"
-    path.write_text(UPSTREAM.replace("return 1", "return 2"))
-    assert narrowed_tests(tree, "v0.0.1", ["tests/test_up.py"]) == ["tests/test_up.py"]
+    (tree / "tests" / "test_up.py").write_text(edit(UPSTREAM))
+    assert narrowed_tests(tree, "v0.0.1", ["tests/test_up.py"]) == expected
