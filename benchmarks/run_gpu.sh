@@ -24,7 +24,9 @@ export PYTHONPATH=$work${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 # The series' kernel and backend tests at real shapes (bf16 on the GPU).
 # gpu_pytest.py stands in for serving packages the machine lacks and runs
 # pytest without vLLM's conftest. The page-alignment test builds vLLM's
-# config objects, which need the compiled extensions: it runs on the CPU.
+# config objects, which need the compiled extensions (and vLLM's model
+# registry inspects each architecture in a fresh interpreter that these
+# stand-ins do not reach): it runs on the CPU.
 # test_prefix_prefill.py is vLLM's own file: only the series' tests in it run.
 tests=$(grep -E '^tests/(kernels|v1)/' "$work/series-tests.txt" | grep -v 'page_alignment\|test_prefix_prefill' || true)
 if grep -q test_prefix_prefill "$work/series-tests.txt"; then

@@ -61,7 +61,9 @@ def _clock_and_power() -> str:
     try:
         return subprocess.run(
             ["nvidia-smi", "--query-gpu=clocks.sm,power.draw,power.limit", "--format=csv,noheader"],
-            capture_output=True, text=True, timeout=10,
+            capture_output=True,
+            text=True,
+            timeout=10,
         ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return ""
@@ -303,6 +305,7 @@ def measure(name: str, fn, case: Case, out: torch.Tensor, ref) -> dict:
     ms, clock = bench_ms_and_clock(fn)
     return {
         "method": name,
+        "heads": f"{NUM_HEADS}/{NUM_KV_HEADS}/{HEAD_SIZE}",
         "page": case.page,
         "context": case.context,
         "q": case.q_len,
@@ -348,15 +351,16 @@ def dispatched(rows: list[dict]) -> list[dict]:
     """What ROCM_ATTN's dispatch runs per point with a paged prefill provider
     (Triton opted in): the aligned kernel where the page is a multiple of 64,
     today's context_attention_fwd elsewhere, against what it replaces."""
-    by = {(r["method"], r["page"], r["context"]): r for r in rows}
+    by = {(r["method"], r.get("heads"), r["page"], r["context"]): r for r in rows}
     out = []
-    for (method, page, ctx), r in sorted(by.items()):
+    for (method, heads, page, ctx), r in sorted(by.items()):
         if method != "rocm_attn_prefix":
             continue
-        fast = by.get(("aligned_triton", page, ctx)) if page % 64 == 0 else None
+        fast = by.get(("aligned_triton", heads, page, ctx)) if page % 64 == 0 else None
         d = fast or r
         out.append(
             {
+                "heads": heads,
                 "page": page,
                 "context": ctx,
                 "path": d["method"],
@@ -379,14 +383,14 @@ def plot(result: dict, path: str) -> None:
     rate = result["ceilings"]["bf16_matmul_tflops"]
     series: dict = {}
     for r in result["results"]:
-        series.setdefault((r["method"], r["page"]), []).append(r)
-    for (method, page), rs in sorted(series.items()):
+        series.setdefault((r["method"], r.get("heads"), r["page"]), []).append(r)
+    for (method, heads, page), rs in sorted(series.items()):
         rs.sort(key=lambda r: r["context"])
         ax.plot(
             [r["context"] / 1024 for r in rs],
             [r["tflops"] for r in rs],
             marker="o",
-            label=f"{method} page {page}",
+            label=f"{method} {heads} page {page}",
         )
     for frac in (0.45, 0.65):
         ax.axhline(rate * frac, ls="--", lw=0.8, color="grey")
@@ -394,7 +398,7 @@ def plot(result: dict, path: str) -> None:
     ax.set_xlabel("cached context (K tokens)")
     ax.set_ylabel("causal TFLOP/s")
     ax.set_title(
-        f"q={result['q']} prefill chunk, 24/4 heads, head 256, bf16, "
+        f"q={result['q']} prefill chunk, heads {result['heads']}, bf16, "
         f"{result['environment']['gpu']} (matmul {rate:.0f} TFLOP/s)",
         fontsize=9,
     )
@@ -422,6 +426,11 @@ def main(argv: list[str] | None = None) -> int:
         "the results use the kernel's default config, the one the dispatch runs)",
     )
     p.add_argument("--config", default="", help="bm,bn,warps,stages override")
+    p.add_argument(
+        "--heads",
+        default="24/4/256",
+        help="query/kv/head_size shapes, comma-separated (each row records its own)",
+    )
     p.add_argument("--skip", default="", help="comma-separated methods to leave out")
     args = p.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
@@ -432,7 +441,7 @@ def main(argv: list[str] | None = None) -> int:
 
     env = common.environment()
     print(env, flush=True)
-    result: dict = {"environment": env, "q": args.q}
+    result: dict = {"environment": env, "q": args.q, "heads": args.heads}
     result["ceilings"] = ceilings()
     print(result["ceilings"], flush=True)
     result["flops_definition"] = (
@@ -450,55 +459,59 @@ def main(argv: list[str] | None = None) -> int:
     result["aligned_config"] = config or "kernel default"
 
     rows = []
-    for page in pages:
-        for ctx in contexts:
-            case = Case(args.q, ctx, page)
-            out = torch.empty_like(case.query)
-            ref = case.reference_rows()
-            methods = []
-            if page % 64 == 0 and "aligned_triton" not in skip:
-                methods.append(("aligned_triton", run_aligned(case, out, config)))
-            if "rocm_attn_prefix" not in skip and page in baseline_pages:
-                methods.append(("rocm_attn_prefix", run_rocm_prefix(case, out)))
-            if "unified" not in skip and page in baseline_pages:
-                methods.append(("unified", run_unified(case, out)))
-            if "sdpa_flash" not in skip and page == 832:
-                methods.append(("sdpa_flash", run_sdpa(case, out)))
-            for name, fn in methods:
-                try:
-                    r = measure(name, fn, case, out, ref)
-                except Exception as e:
-                    r = {
-                        "method": name,
-                        "page": page,
-                        "context": ctx,
-                        "error": f"{type(e).__name__}: {str(e)[:300]}",
-                    }
-                    print("ERROR", r, flush=True)
-                    continue
-                c = result["ceilings"]
-                r["pct_of_matmul"] = 100 * r["tflops"] / c["bf16_matmul_tflops"]
-                r["pct_of_matmul_first"] = 100 * r["tflops"] / c["bf16_matmul_tflops_first"]
-                print(
-                    f"{name:17s} page {page:5d} ctx {ctx:6d}: {r['ms']:8.3f} ms "
-                    f"{r['tflops']:7.1f} TFLOP/s ({r['pct_of_matmul']:5.1f}%) "
-                    f"relL2 {r['rel_l2_vs_fp32']:.2e} nan={r['nan']}",
-                    flush=True,
-                )
-                rows.append(r)
-            del case, out
-            torch.cuda.empty_cache()
-            # Written after every case so that a cut-off run keeps its data.
-            result["results"] = rows
-            result["dispatched"] = dispatched(rows)
-            with open(os.path.join(args.out, "bench_prefill_paged.json"), "w") as f:
-                json.dump(result, f, indent=1)
+    global NUM_HEADS, NUM_KV_HEADS, HEAD_SIZE
+    for heads in args.heads.split(","):
+        NUM_HEADS, NUM_KV_HEADS, HEAD_SIZE = (int(v) for v in heads.split("/"))
+        for page in pages:
+            for ctx in contexts:
+                case = Case(args.q, ctx, page)
+                out = torch.empty_like(case.query)
+                ref = case.reference_rows()
+                methods = []
+                if page % 64 == 0 and "aligned_triton" not in skip:
+                    methods.append(("aligned_triton", run_aligned(case, out, config)))
+                if "rocm_attn_prefix" not in skip and page in baseline_pages:
+                    methods.append(("rocm_attn_prefix", run_rocm_prefix(case, out)))
+                if "unified" not in skip and page in baseline_pages:
+                    methods.append(("unified", run_unified(case, out)))
+                if "sdpa_flash" not in skip and page == 832:
+                    methods.append(("sdpa_flash", run_sdpa(case, out)))
+                for name, fn in methods:
+                    try:
+                        r = measure(name, fn, case, out, ref)
+                    except Exception as e:
+                        r = {
+                            "method": name,
+                            "heads": heads,
+                            "page": page,
+                            "context": ctx,
+                            "error": f"{type(e).__name__}: {str(e)[:300]}",
+                        }
+                        print("ERROR", r, flush=True)
+                        continue
+                    c = result["ceilings"]
+                    r["pct_of_matmul"] = 100 * r["tflops"] / c["bf16_matmul_tflops"]
+                    r["pct_of_matmul_first"] = 100 * r["tflops"] / c["bf16_matmul_tflops_first"]
+                    print(
+                        f"{name:17s} {heads:10s} page {page:5d} ctx {ctx:6d}: {r['ms']:8.3f} ms "
+                        f"{r['tflops']:7.1f} TFLOP/s ({r['pct_of_matmul']:5.1f}%) "
+                        f"relL2 {r['rel_l2_vs_fp32']:.2e} nan={r['nan']}",
+                        flush=True,
+                    )
+                    rows.append(r)
+                del case, out
+                torch.cuda.empty_cache()
+                # Written after every case so that a cut-off run keeps its data.
+                result["results"] = rows
+                result["dispatched"] = dispatched(rows)
+                with open(os.path.join(args.out, "bench_prefill_paged.json"), "w") as f:
+                    json.dump(result, f, indent=1)
     plot(result, os.path.join(args.out, "bench_prefill_paged.png"))
 
     print("\nmethod            page   ctx      ms   TFLOP/s  %matmul")
     for r in rows:
         print(
-            f"{r['method']:17s} {r['page']:5d} {r['context']:6d} {r['ms']:8.3f} "
+            f"{r['method']:17s} {r['heads']:10s} {r['page']:5d} {r['context']:6d} {r['ms']:8.3f} "
             f"{r['tflops']:8.1f} {r['pct_of_matmul']:6.1f}"
         )
     return 0
