@@ -26,6 +26,11 @@ def log(msg: str) -> None:
     print(f"[{time.time() - T0:7.1f}s] {msg}", flush=True)
 
 
+def ints(text: str) -> list[int]:
+    """A comma-separated command-line list of integers."""
+    return [int(v) for v in text.split(",") if v]
+
+
 def use_vllm_root(root: str | None) -> None:
     if root:
         sys.path.insert(0, os.path.abspath(root))
@@ -207,7 +212,9 @@ def environment() -> dict[str, object]:
         try:
             env["driver"] = subprocess.run(
                 ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                capture_output=True, text=True, timeout=20,
+                capture_output=True,
+                text=True,
+                timeout=20,
             ).stdout.strip()
         except Exception as exc:  # noqa: BLE001
             env["driver"] = f"unknown ({exc})"

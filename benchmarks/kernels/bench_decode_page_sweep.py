@@ -73,8 +73,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def ints(text: str) -> list[int]:
-    return [int(v) for v in text.split(",") if v]
+ints = common.ints
 
 
 def heads_of(text: str) -> list[tuple[int, int, int]]:
@@ -117,7 +116,9 @@ class Ops:
 class Group:
     """One KV cache (layout, heads, page) and the calls of every point on it."""
 
-    def __init__(self, ops: Ops, layout: str, heads, page: int, nblocks: int, device, dtype) -> None:
+    def __init__(
+        self, ops: Ops, layout: str, heads, page: int, nblocks: int, device, dtype
+    ) -> None:
         import torch
 
         self.ops, self.layout, self.page = ops, layout, page
@@ -132,7 +133,9 @@ class Group:
             self.k, self.v = self.kv.split(self.hs, dim=-1)
         else:
             x = 16 // dtype.itemsize
-            self.k = torch.empty((nblocks, self.hk, self.hs // x, page, x), dtype=dtype, device=device)
+            self.k = torch.empty(
+                (nblocks, self.hk, self.hs // x, page, x), dtype=dtype, device=device
+            )
             self.v = torch.empty((nblocks, self.hk, self.hs, page), dtype=dtype, device=device)
             self.k.normal_(generator=gen)
             self.v.normal_(generator=gen)
@@ -206,7 +209,13 @@ class Group:
                 k = self.k[blocks].flatten(0, 1)[:seq_len].float()
                 v = self.v[blocks].flatten(0, 1)[:seq_len].float()
             else:
-                k = self.k[blocks].permute(0, 3, 1, 2, 4).flatten(3, 4).flatten(0, 1)[:seq_len].float()
+                k = (
+                    self.k[blocks]
+                    .permute(0, 3, 1, 2, 4)
+                    .flatten(3, 4)
+                    .flatten(0, 1)[:seq_len]
+                    .float()
+                )
                 v = self.v[blocks].permute(0, 3, 1, 2).flatten(0, 1)[:seq_len].float()
             g = self.hq // self.hk
             k = k.repeat_interleave(g, dim=1)
@@ -354,7 +363,10 @@ def main(argv: list[str] | None = None) -> int:
         for batch, seq_len in fit:
             seq_lens = torch.full((batch,), seq_len, dtype=torch.int32, device=dev)
             q = torch.randn((batch, hq, hs), dtype=group.dtype, device=dev, generator=group.gen)
-            nbytes = batch * seq_len * kv_bytes_per_token(heads, args.dtype) + 2 * q.numel() * q.element_size()
+            nbytes = (
+                batch * seq_len * kv_bytes_per_token(heads, args.dtype)
+                + 2 * q.numel() * q.element_size()
+            )
             est_us = nbytes / read_bw * 1e6
             row = {
                 "layout": layout, "heads": list(heads), "page": page, "batch": batch,
@@ -435,7 +447,9 @@ def plot(result: dict, path: str) -> None:
             grid = [[math.nan] * len(cols) for _ in pages]
             for p in pts:
                 if p["layout"] == layout and tuple(p["heads"]) == h:
-                    grid[pages.index(p["page"])][cols.index((p["batch"], p["seq_len"]))] = p["ratio"]
+                    grid[pages.index(p["page"])][cols.index((p["batch"], p["seq_len"]))] = p[
+                        "ratio"
+                    ]
             im = ax.imshow(grid, cmap="RdBu_r", norm=norm, aspect="auto")
             for r, row in enumerate(grid):
                 for c, v in enumerate(row):

@@ -63,8 +63,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def ints(text: str) -> list[int]:
-    return [int(v) for v in text.split(",") if v]
+ints = common.ints
 
 
 def variants() -> dict[str, object]:
