@@ -1,0 +1,387 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Short-context decode on an H200: where the op's fixed time goes, and
+kernel variants that might remove it (session 5).
+
+The queue's op is up to 1.35x of unified_attention at batch 1-4 and
+64-512 tokens on TRITON_ATTN's layout (decode_sweep/session4). This times
+source edits of the op (EDITS below, applied to the --vllm-root copy of
+decode_page_contiguous.py; the fork is not touched) against the op as built
+and against the path each backend runs today, with the page sweep's method
+(bench_decode_page_sweep.py: a CUDA graph of up to 16 calls on distinct
+block tables as wide as a --max-model-len server's, L2 flushed before every
+replay):
+
+  base          the op as built
+  noreduce      the reduce kernel not launched (timing only: wrong output
+                for sequences of two or more tiles; says what its launch costs)
+  fused         the last split of a (sequence, KV head) to finish combines
+                the splits itself (an arrival counter, reset by that split);
+                no reduce kernel
+  fused8        that for sequences of at most 8 tiles; the reduce kernel
+                (launched) combines the rest
+  tile32        head 256 on sm_90 with 32-token tiles (37 KiB of shared
+                memory instead of 74) and 2 programs per SM
+  tile32_pc3    the same with 3 programs per SM (more splits)
+  tile32_fused  tile32 + fused
+
+    python3 benchmarks/experiments/decode_short_context_variants.py --vllm-root BUNDLE --out-dir OUT
+
+Writes OUT/decode_short_context_variants.json (us per call, rel. L2 error
+against fp32 of the first sequence, per point and variant).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing as mp
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, os.path.join(HERE, "..", "kernels"))
+import bench_decode_page_sweep as sweep  # noqa: E402
+import common  # noqa: E402
+
+OP = "vllm/v1/attention/ops/decode_page_contiguous.py"
+
+# The arrival counter: one int32 per (sequence, KV head), zero between calls.
+_FUSED_KERNEL_ARGS = (
+    "    part_sum_ptr,  # [num_seqs, num_query_heads, num_splits]\n    qk_scale,",
+    "    part_sum_ptr,  # [num_seqs, num_query_heads, num_splits]\n"
+    "    counter_ptr,\n    qk_scale,",
+)
+_FUSED_CONSTEXPR = (
+    "    USE_SPLITS: tl.constexpr,\n    DOT_PRECISION: tl.constexpr,\n):\n"
+    "    seq_idx = tl.program_id(0) // NUM_KV_HEADS",
+    "    USE_SPLITS: tl.constexpr,\n    DOT_PRECISION: tl.constexpr,\n"
+    "    FUSED_MAX_TILES: tl.constexpr = 0,\n):\n"
+    "    seq_idx = tl.program_id(0) // NUM_KV_HEADS",
+)
+_FUSED_COMBINE = (
+    "        out_mask = store_mask & single_tile & (split_idx == 0)\n",
+    """        out_mask = store_mask & single_tile & (split_idx == 0)
+        num_live = tl.minimum(num_tiles, num_splits)
+        if (num_tiles > 1) & (num_tiles <= FUSED_MAX_TILES) & (tile_start < tile_end):
+            tl.debug_barrier()
+            ctr = counter_ptr + seq_idx * NUM_KV_HEADS + kv_head_idx
+            ticket = tl.atomic_add(ctr, 1, sem="acq_rel")
+            if ticket == num_live - 1:
+                tl.atomic_xchg(ctr, 0)
+                base = row * num_splits
+                m_max = tl.full([QUERIES_PER_KV_PADDED], float("-inf"), tl.float32)
+                for s in range(0, num_live):
+                    m_s = tl.load(part_max_ptr + base + s, mask=head_mask,
+                                  other=float("-inf"), cache_modifier=".cg")
+                    m_max = tl.maximum(m_max, m_s)
+                l_sum = tl.zeros([QUERIES_PER_KV_PADDED], dtype=tl.float32)
+                acc2 = tl.zeros([QUERIES_PER_KV_PADDED, HEAD_SIZE_PADDED], dtype=tl.float32)
+                for s in range(0, num_live):
+                    m_s = tl.load(part_max_ptr + base + s, mask=head_mask,
+                                  other=float("-inf"), cache_modifier=".cg")
+                    w = tl.where(head_mask, tl.exp2(m_s - m_max), 0.0)
+                    l_s = tl.load(part_sum_ptr + base + s, mask=head_mask, other=0.0,
+                                  cache_modifier=".cg")
+                    l_sum += w * l_s
+                    o = tl.load(part_out_ptr + (base + s)[:, None] * HEAD_SIZE_PADDED
+                                + offs_d[None, :], mask=head_mask[:, None] & dim_mask[None, :],
+                                other=0.0, cache_modifier=".cg")
+                    acc2 += o * w[:, None]
+                acc = acc2
+                l_i = l_sum
+                out_mask = store_mask
+""",
+)
+_FUSED_REDUCE_SKIP = (
+    "    if num_tiles <= 1:\n        return",
+    "    if num_tiles <= FUSED_MAX_TILES_R:\n        return",
+)
+_FUSED_REDUCE_ARG = (
+    "    DIM_BLOCK: tl.constexpr,\n):",
+    "    DIM_BLOCK: tl.constexpr,\n    FUSED_MAX_TILES_R: tl.constexpr = 1,\n):",
+)
+
+
+def _fused_host(max_tiles: int):
+    """Host edits: pass the counter and the bound; skip the reduce launch when
+    every sequence is combined in the main kernel."""
+    launch_reduce = "False" if max_tiles >= 1 << 30 else "use_splits"
+    return [
+        (
+            "        part_sum,\n        scale * 1.4426950408889634,",
+            "        part_sum,\n        _counter(query.device),\n"
+            "        scale * 1.4426950408889634,",
+        ),
+        (
+            "        USE_SPLITS=use_splits,\n",
+            f"        USE_SPLITS=use_splits,\n        FUSED_MAX_TILES={max_tiles},\n",
+        ),
+        ("    if use_splits:\n        num_splits_padded", f"    if {launch_reduce}:\n        num_splits_padded"),
+        (
+            "            DIM_BLOCK=dim_block,\n",
+            f"            DIM_BLOCK=dim_block,\n            FUSED_MAX_TILES_R={max(max_tiles, 1)},\n",
+        ),
+        (
+            "@functools.cache\ndef _num_compute_units",
+            "_COUNTERS = {}\n\n\ndef _counter(device):\n"
+            "    if device not in _COUNTERS:\n"
+            "        _COUNTERS[device] = torch.zeros(1 << 16, dtype=torch.int32, device=device)\n"
+            "    return _COUNTERS[device]\n\n\n@functools.cache\ndef _num_compute_units",
+        ),
+    ]
+
+
+def _fused(max_tiles: int):
+    return [
+        _FUSED_KERNEL_ARGS,
+        _FUSED_CONSTEXPR,
+        _FUSED_COMBINE,
+        _FUSED_REDUCE_SKIP,
+        _FUSED_REDUCE_ARG,
+        *_fused_host(max_tiles),
+    ]
+
+
+_TILE32 = (
+    "tile, warps, stages = min(64, 32768 // row_bytes), 4, 2",
+    "tile, warps, stages = min(32, 32768 // row_bytes), 4, 2",
+)
+_PC3 = ("{64: 5, 128: 3, 256: 2} if dtype.itemsize == 2", "{64: 5, 128: 3, 256: 3} if dtype.itemsize == 2")
+_NOREDUCE = ("    if use_splits:\n        num_splits_padded", "    if False:\n        num_splits_padded")
+ALL_TILES = 1 << 30
+
+_TAIL_OLD = """        page_offs = (num_tiles - 1 - last_page * TILES_PER_PAGE) * TILE_SIZE + offs_t
+        m_i, l_i, acc = _attend_tile(
+            q,
+            m_i,
+            l_i,
+            acc,
+            k_head_ptr + block_idx * stride_k_blk,
+            v_head_ptr + block_idx * stride_v_blk,
+            page_offs,
+            page_offs < tail_tokens,
+"""
+_ATTEND_REST = """            k_dim_offs,
+            v_dim_offs,
+            dim_mask,
+            qk_scale,
+            stride_k_tok,
+            stride_v_tok,
+            DOT_PRECISION,
+        )
+"""
+
+
+def _tail_halves(guard: bool):
+    """The sequence's last tile as two half tiles (the second one skipped
+    when it holds no token if guard)."""
+    half = (
+        "        tile_base = (num_tiles - 1 - last_page * TILES_PER_PAGE) * TILE_SIZE\n"
+        "        offs_half = tl.arange(0, TILE_SIZE // 2)\n"
+        "        page_offs = tile_base + offs_half\n"
+        "        m_i, l_i, acc = _attend_tile(\n            q,\n            m_i,\n            l_i,\n"
+        "            acc,\n            k_head_ptr + block_idx * stride_k_blk,\n"
+        "            v_head_ptr + block_idx * stride_v_blk,\n            page_offs,\n"
+        "            page_offs < tail_tokens,\n"
+    )
+    second = (
+        _ATTEND_REST
+        + ("        if tile_base + TILE_SIZE // 2 < tail_tokens:\n" if guard else "        if True:\n")
+        + "            page_offs = tile_base + TILE_SIZE // 2 + offs_half\n"
+        + "            m_i, l_i, acc = _attend_tile(q, m_i, l_i, acc, k_head_ptr + block_idx * stride_k_blk,"
+        + " v_head_ptr + block_idx * stride_v_blk, page_offs, page_offs < tail_tokens, k_dim_offs,"
+        + " v_dim_offs, dim_mask, qk_scale, stride_k_tok, stride_v_tok, DOT_PRECISION)\n"
+    )
+    return [(_TAIL_OLD + _ATTEND_REST + "\n    store_mask", half + second + "\n    store_mask")]
+
+
+# The reduce's loads of partial outputs wait on the sequence length only
+# (live splits are the first min(tiles, splits)), not on the split maxima.
+_REDUCE_LIVE_FROM_LEN = [
+    (
+        "    _, _, num_tiles = _tile_count(tl.load(seq_lens_ptr + seq_idx), PAGE_SIZE, TILE_SIZE)",
+        "    _, _, num_tiles = _tile_count(tl.load(seq_lens_ptr + seq_idx), PAGE_SIZE, TILE_SIZE)\n"
+        "    num_live = tl.minimum(num_tiles, num_splits)",
+    ),
+    ("    live = m_s > float(\"-inf\")\n", "    live = offs_s < num_live\n"),
+]
+# All loads of the reduce at once; dead splits' (never written) partials
+# are zeroed after the load.
+_REDUCE_ALL_AT_ONCE = [
+    ("        mask=live[:, None],\n        other=0.0,\n    )\n    acc = tl.sum(o * w[:, None], axis=0)",
+     "        mask=split_mask[:, None],\n        other=0.0,\n    )\n"
+     "    o = tl.where(live[:, None], o, 0.0)\n    acc = tl.sum(o * w[:, None], axis=0)"),
+]
+
+EDITS = {
+    "base": [],
+    "noreduce": [_NOREDUCE],
+    "fused": _fused(ALL_TILES),
+    "fused8": _fused(8),
+    "tile32": [_TILE32],
+    "tile32_pc3": [_TILE32, _PC3],
+    "tile32_fused": [_TILE32, *_fused(ALL_TILES)],
+    "tail2": _tail_halves(True),
+    "tail2_both": _tail_halves(False),
+    "reduce_len": _REDUCE_LIVE_FROM_LEN,
+    "reduce_once": _REDUCE_ALL_AT_ONCE,
+    "tail2_reduce_len": [*_tail_halves(True), *_REDUCE_LIVE_FROM_LEN],
+    "tail2_noreduce": [*_tail_halves(True), _NOREDUCE],
+}
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser()
+    p.add_argument("--vllm-root", required=True)
+    p.add_argument("--out-dir", default=".")
+    p.add_argument("--variants", default=",".join(EDITS))
+    p.add_argument("--groups", default="triton:24/4/256:832,triton:32/8/128:832,triton:8/1/128:832,"
+                   "triton:24/4/256:64,triton:32/8/128:64,rocm:24/4/256:832,rocm:32/8/128:832")  # fmt: skip
+    p.add_argument("--batches", default="1,4,16,64")
+    p.add_argument("--seq-lens", default="64,128,256,512,1024,4096,32768")
+    p.add_argument("--max-tokens", type=int, default=1 << 17, help="batch * seq_len cap")
+    p.add_argument("--max-model-len", type=int, default=131072)
+    p.add_argument("--reps", type=int, default=5)
+    p.add_argument("--workers", type=int, default=14)
+    return p.parse_args(argv)
+
+
+def groups(args):
+    out = []
+    for g in args.groups.split(","):
+        layout, heads, page = g.split(":")
+        out.append((layout, tuple(int(v) for v in heads.split("/")), int(page)))
+    return out
+
+
+def points(args):
+    return [
+        (b, n)
+        for b in common.ints(args.batches)
+        for n in common.ints(args.seq_lens)
+        if b * n <= args.max_tokens
+    ]
+
+
+def load_variants(args, ops):
+    src = open(os.path.join(args.vllm_root, OP)).read()
+    mods = {}
+    for name in args.variants.split(","):
+        try:
+            mods[name], _ = common.edited_module(src, f"dpc_{name}", EDITS[name])
+        except ValueError as e:
+            common.log(f"variant {name} skipped: {e}")
+    return mods
+
+
+def run_group(args, ops, mods, layout, heads, page, nblocks, dev, flush=None):
+    import torch
+
+    group = sweep.Group(ops, layout, heads, page, nblocks, dev, torch.bfloat16)
+    width = math.ceil(args.max_model_len / page)
+    hq, hk, hs = heads
+    rows = []
+    for batch, seq_len in points(args):
+        seq_lens = torch.full((batch,), seq_len, dtype=torch.int32, device=dev)
+        q = torch.randn((batch, hq, hs), dtype=torch.bfloat16, device=dev)
+        calls = 1 if flush is None else max(1, min(sweep.MAX_CALLS, (1 << 16) // (batch * seq_len) + 1))
+        tables = []
+        for t in group.tables(batch, seq_len, calls):
+            pad = width - t.shape[1]
+            tables.append(torch.cat([t, t.new_zeros((batch, pad))], 1).contiguous() if pad > 0 else t)
+        row = {"layout": layout, "heads": list(heads), "page": page, "batch": batch,
+               "seq_len": seq_len, "table_width": width, "calls": calls}  # fmt: skip
+        ref = group.reference(q, tables[-1], seq_len, 1) if flush is not None else None
+        for name in ["today", *mods]:
+            out = torch.full_like(q, float("nan"))
+            if name == "today":
+                fns = [group.call("today", q, out, t, seq_lens, seq_len) for t in tables]
+            else:
+                mod = mods[name]
+                ws = torch.empty(
+                    mod.decode_page_contiguous_workspace_numel(hq, hk, hs, torch.bfloat16, dev),
+                    dtype=torch.float32, device=dev,
+                )  # fmt: skip
+                fns = [
+                    (lambda t=t, mod=mod, ws=ws: mod.decode_page_contiguous(
+                        q, group.k, group.v, out, t, seq_lens, group.scale, workspace=ws))
+                    for t in tables
+                ]  # fmt: skip
+            if flush is None:
+                fns[0]()
+                continue
+            row[f"{name}_us"] = sweep.time_calls(fns, args.reps, flush)
+            row[f"{name}_rel_l2"] = ((out[:1].float() - ref).norm() / ref.norm()).item()
+            # The counter is back at zero after every call.
+            if name != "today" and hasattr(mods[name], "_COUNTERS"):
+                c = mods[name]._COUNTERS.get(dev)
+                row[f"{name}_counter_nonzero"] = int((c != 0).sum()) if c is not None else 0
+        if flush is not None:
+            rows.append(row)
+            common.log(
+                f"{layout:6} {hq}/{hk}/{hs} p{page:4} B={batch:3} L={seq_len:5}: today "
+                f"{row['today_us']:6.1f} "
+                + " ".join(f"{n} {row[f'{n}_us']:6.1f}" for n in mods)
+            )
+    torch.cuda.synchronize()
+    return rows
+
+
+def nblocks_of(args, heads, page):
+    per_block = sweep.kv_bytes_per_token(heads, "bfloat16") * page
+    need = max(b * math.ceil(n / page) for b, n in points(args))
+    return need, max(math.ceil((2 << 30) / per_block), min(sweep.MAX_CALLS * need, need + (4 << 30) // per_block))
+
+
+def prewarm(job):
+    argv, layout, heads, page = job
+    args = parse_args(argv)
+    common.use_vllm_root(args.vllm_root)
+    import torch
+
+    ops = sweep.Ops()
+    mods = load_variants(args, ops)
+    need, _ = nblocks_of(args, heads, page)
+    run_group(args, ops, mods, layout, heads, page, need + 1, torch.device("cuda"))
+    return f"{layout} {heads} {page}"
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    common.use_vllm_root(args.vllm_root)
+    import torch
+
+    raw = sys.argv[1:] if argv is None else argv
+    with mp.get_context("spawn").Pool(args.workers) as pool:
+        for msg in pool.imap_unordered(prewarm, [(raw, *g) for g in groups(args)]):
+            common.log(f"prewarm {msg}")
+    ops = sweep.Ops()
+    mods = load_variants(args, ops)
+    dev = torch.device("cuda")
+    env = common.environment()
+    flush_buf = torch.ones(256 << 20, dtype=torch.bfloat16, device=dev)
+    flush_acc = torch.empty((), dtype=torch.float32, device=dev)
+
+    def flush():
+        torch.sum(flush_buf, dim=0, dtype=torch.float32, out=flush_acc)
+
+    rows = []
+    for layout, heads, page in groups(args):
+        _, nblocks = nblocks_of(args, heads, page)
+        rows += run_group(args, ops, mods, layout, heads, page, nblocks, dev, flush)
+        torch.cuda.empty_cache()
+    os.makedirs(args.out_dir, exist_ok=True)
+    with open(os.path.join(args.out_dir, "decode_short_context_variants.json"), "w") as f:
+        json.dump({"environment": env, "variants": list(mods), "points": rows}, f, indent=1)
+    for name in mods:
+        ratios = [r[f"{name}_us"] / r["today_us"] for r in rows]
+        errs = [r[f"{name}_rel_l2"] for r in rows]
+        common.log(f"{name:13}: op/today {min(ratios):.3f}-{max(ratios):.3f}, "
+                   f"> 1.02: {sum(x > 1.02 for x in ratios)}/{len(ratios)}, max rel_l2 {max(errs):.2e}")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
