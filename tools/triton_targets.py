@@ -213,10 +213,10 @@ def check_decode(c: Compiler, dtypes) -> None:
     dpc._current_target = lambda device: c.gpu_target
     for dtype in dtypes:
         for hq, hk, hs in DECODE_HEADS:
-            config = dpc._launch_config(
-                c.gpu_target, dpc.next_power_of_2(hs), dtype
-            )
             for layout in ("triton", "rocm"):
+                config = dpc._launch_config(
+                    c.gpu_target, dpc.next_power_of_2(hs), dtype, x_packed=layout == "rocm"
+                )
                 for batch in (1, 2 * c.target.num_cus):
                     page = 832
                     if layout == "triton":
@@ -354,7 +354,11 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{r.target:7} {r.kernel[:36]:36} {r.case[:44]:44} {r.num_warps}/{r.num_stages:<3} "
             f"{r.lds:7} {r.regs:5} {r.spills:5} {r.scratch:7} {r.per_cu:3}"
-            + ((" NOTE: " if r.upstream else "  FAIL: ") + "; ".join(r.problems) if r.problems else "")
+            + (
+                (" NOTE: " if r.upstream else "  FAIL: ") + "; ".join(r.problems)
+                if r.problems
+                else ""
+            )
         )
     bad = [r for r in rows if r.problems and not r.upstream]
     print(f"{len(rows)} kernels compiled, {len(bad)} failing")

@@ -50,8 +50,7 @@ OP = "vllm/v1/attention/ops/decode_page_contiguous.py"
 # The arrival counter: one int32 per (sequence, KV head), zero between calls.
 _FUSED_KERNEL_ARGS = (
     "    part_sum_ptr,  # [num_seqs, num_query_heads, num_splits]\n    qk_scale,",
-    "    part_sum_ptr,  # [num_seqs, num_query_heads, num_splits]\n"
-    "    counter_ptr,\n    qk_scale,",
+    "    part_sum_ptr,  # [num_seqs, num_query_heads, num_splits]\n    counter_ptr,\n    qk_scale,",
 )
 _FUSED_CONSTEXPR = (
     "    USE_SPLITS: tl.constexpr,\n    DOT_PRECISION: tl.constexpr,\n):\n"
@@ -118,7 +117,10 @@ def _fused_host(max_tiles: int):
             "        USE_SPLITS=use_splits,\n",
             f"        USE_SPLITS=use_splits,\n        FUSED_MAX_TILES={max_tiles},\n",
         ),
-        ("    if use_splits:\n        num_splits_padded", f"    if {launch_reduce}:\n        num_splits_padded"),
+        (
+            "    if use_splits:\n        num_splits_padded",
+            f"    if {launch_reduce}:\n        num_splits_padded",
+        ),
         (
             "            DIM_BLOCK=dim_block,\n",
             f"            DIM_BLOCK=dim_block,\n            FUSED_MAX_TILES_R={max(max_tiles, 1)},\n",
@@ -148,8 +150,25 @@ _TILE32 = (
     "tile, warps, stages = min(64, 32768 // row_bytes), 4, 2",
     "tile, warps, stages = min(32, 32768 // row_bytes), 4, 2",
 )
-_PC3 = ("{64: 5, 128: 3, 256: 2} if dtype.itemsize == 2", "{64: 5, 128: 3, 256: 3} if dtype.itemsize == 2")
-_NOREDUCE = ("    if use_splits:\n        num_splits_padded", "    if False:\n        num_splits_padded")
+
+
+def _tile(tile: int, stages: int):
+    """Tile and stages of sm_90 at head 256 (other heads keep theirs)."""
+    return (
+        "tile, warps, stages = min(64, 32768 // row_bytes), 4, 2",
+        f"tile, warps, stages = min(64, 32768 // row_bytes), 4, 2\n"
+        f"        if row_bytes == 512:\n            tile, stages = {tile}, {stages}",
+    )
+
+
+_PC3 = (
+    "{64: 5, 128: 3, 256: 2} if dtype.itemsize == 2",
+    "{64: 5, 128: 3, 256: 3} if dtype.itemsize == 2",
+)
+_NOREDUCE = (
+    "    if use_splits:\n        num_splits_padded",
+    "    if False:\n        num_splits_padded",
+)
 ALL_TILES = 1 << 30
 
 _TAIL_OLD = """        page_offs = (num_tiles - 1 - last_page * TILES_PER_PAGE) * TILE_SIZE + offs_t
@@ -188,7 +207,11 @@ def _tail_halves(guard: bool):
     )
     second = (
         _ATTEND_REST
-        + ("        if tile_base + TILE_SIZE // 2 < tail_tokens:\n" if guard else "        if True:\n")
+        + (
+            "        if tile_base + TILE_SIZE // 2 < tail_tokens:\n"
+            if guard
+            else "        if True:\n"
+        )
         + "            page_offs = tile_base + TILE_SIZE // 2 + offs_half\n"
         + "            m_i, l_i, acc = _attend_tile(q, m_i, l_i, acc, k_head_ptr + block_idx * stride_k_blk,"
         + " v_head_ptr + block_idx * stride_v_blk, page_offs, page_offs < tail_tokens, k_dim_offs,"
@@ -205,14 +228,16 @@ _REDUCE_LIVE_FROM_LEN = [
         "    _, _, num_tiles = _tile_count(tl.load(seq_lens_ptr + seq_idx), PAGE_SIZE, TILE_SIZE)\n"
         "    num_live = tl.minimum(num_tiles, num_splits)",
     ),
-    ("    live = m_s > float(\"-inf\")\n", "    live = offs_s < num_live\n"),
+    ('    live = m_s > float("-inf")\n', "    live = offs_s < num_live\n"),
 ]
 # All loads of the reduce at once; dead splits' (never written) partials
 # are zeroed after the load.
 _REDUCE_ALL_AT_ONCE = [
-    ("        mask=live[:, None],\n        other=0.0,\n    )\n    acc = tl.sum(o * w[:, None], axis=0)",
-     "        mask=split_mask[:, None],\n        other=0.0,\n    )\n"
-     "    o = tl.where(live[:, None], o, 0.0)\n    acc = tl.sum(o * w[:, None], axis=0)"),
+    (
+        "        mask=live[:, None],\n        other=0.0,\n    )\n    acc = tl.sum(o * w[:, None], axis=0)",
+        "        mask=split_mask[:, None],\n        other=0.0,\n    )\n"
+        "    o = tl.where(live[:, None], o, 0.0)\n    acc = tl.sum(o * w[:, None], axis=0)",
+    ),
 ]
 
 EDITS = {
@@ -229,6 +254,10 @@ EDITS = {
     "reduce_once": _REDUCE_ALL_AT_ONCE,
     "tail2_reduce_len": [*_tail_halves(True), *_REDUCE_LIVE_FROM_LEN],
     "tail2_noreduce": [*_tail_halves(True), _NOREDUCE],
+    "t32s3": [_tile(32, 3)],
+    "t32s3_pc3": [_tile(32, 3), _PC3],
+    "t32s4": [_tile(32, 4)],
+    "t32s3_noreduce": [_tile(32, 3), _NOREDUCE],
 }
 
 
@@ -286,11 +315,15 @@ def run_group(args, ops, mods, layout, heads, page, nblocks, dev, flush=None):
     for batch, seq_len in points(args):
         seq_lens = torch.full((batch,), seq_len, dtype=torch.int32, device=dev)
         q = torch.randn((batch, hq, hs), dtype=torch.bfloat16, device=dev)
-        calls = 1 if flush is None else max(1, min(sweep.MAX_CALLS, (1 << 16) // (batch * seq_len) + 1))
+        calls = (
+            1 if flush is None else max(1, min(sweep.MAX_CALLS, (1 << 16) // (batch * seq_len) + 1))
+        )
         tables = []
         for t in group.tables(batch, seq_len, calls):
             pad = width - t.shape[1]
-            tables.append(torch.cat([t, t.new_zeros((batch, pad))], 1).contiguous() if pad > 0 else t)
+            tables.append(
+                torch.cat([t, t.new_zeros((batch, pad))], 1).contiguous() if pad > 0 else t
+            )
         row = {"layout": layout, "heads": list(heads), "page": page, "batch": batch,
                "seq_len": seq_len, "table_width": width, "calls": calls}  # fmt: skip
         ref = group.reference(q, tables[-1], seq_len, 1) if flush is not None else None
@@ -322,8 +355,7 @@ def run_group(args, ops, mods, layout, heads, page, nblocks, dev, flush=None):
             rows.append(row)
             common.log(
                 f"{layout:6} {hq}/{hk}/{hs} p{page:4} B={batch:3} L={seq_len:5}: today "
-                f"{row['today_us']:6.1f} "
-                + " ".join(f"{n} {row[f'{n}_us']:6.1f}" for n in mods)
+                f"{row['today_us']:6.1f} " + " ".join(f"{n} {row[f'{n}_us']:6.1f}" for n in mods)
             )
     torch.cuda.synchronize()
     return rows
@@ -332,7 +364,9 @@ def run_group(args, ops, mods, layout, heads, page, nblocks, dev, flush=None):
 def nblocks_of(args, heads, page):
     per_block = sweep.kv_bytes_per_token(heads, "bfloat16") * page
     need = max(b * math.ceil(n / page) for b, n in points(args))
-    return need, max(math.ceil((2 << 30) / per_block), min(sweep.MAX_CALLS * need, need + (4 << 30) // per_block))
+    return need, max(
+        math.ceil((2 << 30) / per_block), min(sweep.MAX_CALLS * need, need + (4 << 30) // per_block)
+    )
 
 
 def prewarm(job):
