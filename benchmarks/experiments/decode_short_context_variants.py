@@ -152,12 +152,13 @@ _TILE32 = (
 )
 
 
-def _tile(tile: int, stages: int):
-    """Tile and stages of sm_90 at head 256 (other heads keep theirs)."""
+def _tile(tile: int, stages: int, row_bytes: int = 512):
+    """Tile and stages of sm_90 at one head size (bf16 rows of row_bytes;
+    other heads keep theirs)."""
     return (
         "tile, warps, stages = min(64, 32768 // row_bytes), 4, 2",
         f"tile, warps, stages = min(64, 32768 // row_bytes), 4, 2\n"
-        f"        if row_bytes == 512:\n            tile, stages = {tile}, {stages}",
+        f"        if row_bytes == {row_bytes}:\n            tile, stages = {tile}, {stages}",
     )
 
 
@@ -258,6 +259,9 @@ EDITS = {
     "t32s3_pc3": [_tile(32, 3), _PC3],
     "t32s4": [_tile(32, 4)],
     "t32s3_noreduce": [_tile(32, 3), _NOREDUCE],
+    "h128_t32s3": [_tile(32, 3, 256)],
+    "h128_t32s2": [_tile(32, 2, 256)],
+    "h128_t64s3": [_tile(64, 3, 256)],
 }
 
 
