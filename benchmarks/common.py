@@ -31,6 +31,16 @@ def ints(text: str) -> list[int]:
     return [int(v) for v in text.split(",") if v]
 
 
+def prewarm_in_workers(prewarm, jobs, workers: int) -> None:
+    """Run prewarm(job) for every job in spawned worker processes (Triton
+    compiles there, into its on-disk cache), logging what each returns."""
+    import multiprocessing as mp
+
+    with mp.get_context("spawn").Pool(workers) as pool:
+        for msg in pool.imap_unordered(prewarm, jobs):
+            log(f"prewarm {msg}")
+
+
 def use_vllm_root(root: str | None) -> None:
     if root:
         sys.path.insert(0, os.path.abspath(root))

@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import multiprocessing as mp
 import os
 import sys
 
@@ -44,6 +43,7 @@ sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "kernels"))
 import bench_decode_page_sweep as sweep  # noqa: E402
 import common  # noqa: E402
+from decode_whole_sequence_bound import wide  # noqa: E402
 
 OP = "vllm/v1/attention/ops/decode_page_contiguous.py"
 
@@ -322,12 +322,7 @@ def run_group(args, ops, mods, layout, heads, page, nblocks, dev, flush=None):
         calls = (
             1 if flush is None else max(1, min(sweep.MAX_CALLS, (1 << 16) // (batch * seq_len) + 1))
         )
-        tables = []
-        for t in group.tables(batch, seq_len, calls):
-            pad = width - t.shape[1]
-            tables.append(
-                torch.cat([t, t.new_zeros((batch, pad))], 1).contiguous() if pad > 0 else t
-            )
+        tables = [wide(t, width) for t in group.tables(batch, seq_len, calls)]
         row = {"layout": layout, "heads": list(heads), "page": page, "batch": batch,
                "seq_len": seq_len, "table_width": width, "calls": calls}  # fmt: skip
         ref = group.reference(q, tables[-1], seq_len, 1) if flush is not None else None
@@ -392,18 +387,12 @@ def main(argv=None):
     import torch
 
     raw = sys.argv[1:] if argv is None else argv
-    with mp.get_context("spawn").Pool(args.workers) as pool:
-        for msg in pool.imap_unordered(prewarm, [(raw, *g) for g in groups(args)]):
-            common.log(f"prewarm {msg}")
+    common.prewarm_in_workers(prewarm, [(raw, *g) for g in groups(args)], args.workers)
     ops = sweep.Ops()
     mods = load_variants(args, ops)
     dev = torch.device("cuda")
     env = common.environment()
-    flush_buf = torch.ones(256 << 20, dtype=torch.bfloat16, device=dev)
-    flush_acc = torch.empty((), dtype=torch.float32, device=dev)
-
-    def flush():
-        torch.sum(flush_buf, dim=0, dtype=torch.float32, out=flush_acc)
+    flush = sweep.l2_flush(dev)
 
     rows = []
     for layout, heads, page in groups(args):

@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import multiprocessing as mp
 import os
 import sys
 
@@ -137,17 +136,11 @@ def main(argv=None):
     import torch
 
     raw = sys.argv[1:] if argv is None else argv
-    with mp.get_context("spawn").Pool(args.workers) as pool:
-        for msg in pool.imap_unordered(prewarm, [(raw, *g) for g in groups(args)]):
-            common.log(f"prewarm {msg}")
+    common.prewarm_in_workers(prewarm, [(raw, *g) for g in groups(args)], args.workers)
     ops = sweep.Ops()
     dev = torch.device("cuda")
     env = common.environment()
-    flush_buf = torch.ones(256 << 20, dtype=torch.bfloat16, device=dev)
-    flush_acc = torch.empty((), dtype=torch.float32, device=dev)
-
-    def flush():
-        torch.sum(flush_buf, dim=0, dtype=torch.float32, out=flush_acc)
+    flush = sweep.l2_flush(dev)
 
     rows = []
     for layout, heads, page in groups(args):

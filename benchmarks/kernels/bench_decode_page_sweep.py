@@ -225,6 +225,15 @@ class Group:
         return torch.stack(outs)
 
 
+def l2_flush(device):
+    """A function that evicts the L2 (reads 512 MiB, ten times an H200's L2)."""
+    import torch
+
+    buf = torch.ones(256 << 20, dtype=torch.bfloat16, device=device)
+    acc = torch.empty((), dtype=torch.float32, device=device)
+    return lambda: torch.sum(buf, dim=0, dtype=torch.float32, out=acc)
+
+
 def time_calls(fns, reps: int, flush) -> float:
     """Median microseconds per call of a graph of the calls in fns, cold L2."""
     import torch
@@ -336,11 +345,7 @@ def main(argv: list[str] | None = None) -> int:
     ceil = common.ceilings()
     common.log(f"ceilings {ceil}")
     read_bw = ceil["read_bandwidth_TBps"] * 1e12
-    flush_buf = torch.ones(256 << 20, dtype=torch.bfloat16, device=dev)
-    flush_acc = torch.empty((), dtype=torch.float32, device=dev)
-
-    def flush() -> None:
-        torch.sum(flush_buf, dim=0, dtype=torch.float32, out=flush_acc)
+    flush = l2_flush(dev)
 
     points, skipped = [], []
     timing_start = time.time()
