@@ -8,6 +8,7 @@ import os
 import re
 import shlex
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -142,25 +143,44 @@ def checked_out(tree: Path, rev: str):
 
 IMPORT_SCRIPT = """\
 import importlib, json, sys
+report, tolerated, modules = sys.argv[1], set(json.loads(sys.argv[2])), json.loads(sys.argv[3])
 failed = {}
-for name in sys.argv[1:]:
+for name in modules:
     try:
         importlib.import_module(name)
     except BaseException as exc:
         failed[name] = f"{type(exc).__name__}: {exc}"
-print(json.dumps(failed))
+with open(report, "w") as f:
+    json.dump(failed, f)
+if sys.argv[4:] and not set(failed) - tolerated:
+    import pytest
+
+    sys.exit(pytest.main(sys.argv[4:]))
 """
+
+
+def import_then_test(
+    tree: Path, python: Path, modules: list[str], tolerated: set[str], pytest_args: list[str]
+) -> tuple[dict[str, str], subprocess.CompletedProcess[str]]:
+    """(module -> error for the modules that do not import, the process).
+
+    One interpreter does both: when every module imports (or fails in a way
+    `tolerated` excuses), it runs pytest with `pytest_args` in the same
+    process, so each step pays for torch and vllm's import once."""
+    with tempfile.TemporaryDirectory(prefix="vllm-fork-step-") as tmp:
+        report = Path(tmp) / "imports.json"
+        cmd = [str(python), "-c", IMPORT_SCRIPT, str(report), json.dumps(sorted(tolerated)), json.dumps(modules)]
+        proc = subprocess.run([*cmd, *pytest_args], cwd=tree, env=cpu_test_env(), capture_output=True, text=True)
+        try:
+            failures = json.loads(report.read_text())
+        except (OSError, json.JSONDecodeError):
+            failures = {"vllm": proc.stderr[-3000:]}
+    return failures, proc
 
 
 def import_failures(tree: Path, python: Path, modules: list[str]) -> dict[str, str]:
     """module -> error, for the modules that do not import in this tree."""
-    proc = subprocess.run(
-        [str(python), "-c", IMPORT_SCRIPT, *modules], cwd=tree, env=cpu_test_env(), capture_output=True, text=True
-    )
-    try:
-        return json.loads(proc.stdout.strip().splitlines()[-1])
-    except (json.JSONDecodeError, IndexError):
-        return {"vllm": proc.stderr[-3000:]}
+    return import_then_test(tree, python, modules, set(), [])[0]
 
 
 @dataclass
@@ -181,27 +201,29 @@ def bisect(base: Base, tree: Path, python: Path, log, pytest_args: list[str] | N
     all_modules = touched_modules(touched_files(base, tree))
     with checked_out(tree, base.tag):
         present = [m for m in all_modules if module_path(tree, m).exists()]
-        unimportable_here = import_failures(tree, python, present)
+        unimportable_here = set(import_failures(tree, python, present))
     results = []
     for i, commit in enumerate(commits, start=1):
         with checked_out(tree, commit):
             subject = git(tree, "log", "-1", "--format=%s", commit).stdout.strip()
             log(f"[{i}/{len(commits)}] {subject}")
             files = git(tree, "diff-tree", "--no-commit-id", "--name-only", "-r", commit).stdout.split()
-            failures = import_failures(tree, python, ["vllm", *touched_modules(files)])
+            tests = own_tests(files)
+            args: list[str] = []
+            if tests:
+                tests = narrowed_tests(tree, base.tag, tests)
+                args = ["-q", "-p", "no:cacheprovider", *tests, *(pytest_args or [])]
+                log("  $ -m pytest " + " ".join(args))
+            modules = ["vllm", *touched_modules(files)]
+            failures, proc = import_then_test(tree, python, modules, unimportable_here, args)
             real = {m: e for m, e in failures.items() if m not in unimportable_here}
             if real:
                 detail = "\n".join(f"import {m} failed: {e}" for m, e in real.items())
                 results.append(StepResult(commit, subject, False, detail))
                 continue
-            tests = own_tests(files)
             if not tests:
                 results.append(StepResult(commit, subject, True, "imports; no tests of its own"))
                 continue
-            tests = narrowed_tests(tree, base.tag, tests)
-            cmd = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests, *(pytest_args or [])]
-            log("  $ " + " ".join(cmd[1:]))
-            proc = subprocess.run(cmd, cwd=tree, env=cpu_test_env(), capture_output=True, text=True)
             tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
             log("  " + (tail.splitlines()[-1] if tail else ""))
             ok = proc.returncode == 0

@@ -20,6 +20,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.integration
+# One xdist worker compiles for every base in turn: the kernels the bases
+# share then come from Triton's compile cache the second time.
+@pytest.mark.xdist_group("triton-compile-cache")
 @pytest.mark.parametrize("base_name", known_bases(ROOT))
 def test_kernels_fit_every_target(base_name: str) -> None:
     base = load_base(ROOT, base_name)
