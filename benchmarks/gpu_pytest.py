@@ -13,6 +13,8 @@ common.stub_rocm_platform_module. The tests themselves run unchanged.
 import os
 import sys
 
+import pytest
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 
@@ -28,9 +30,31 @@ def install(root: str) -> list[str]:
         import vllm.v1.attention.backends.rocm_attn  # noqa: F401
         import vllm.v1.attention.backends.triton_attn  # noqa: F401
 
+    if os.environ.get("VLLM_TARGET_DEVICE") == "cpu":
+        # Config-only test files run on vLLM's CPU platform here (its CUDA
+        # platform needs the compiled extensions). On a host with
+        # AVX512-BF16 that platform switches GDN models' SSM state to fp32,
+        # which changes their pages; the CPU CI (no platform) does not.
+        import torch
+
+        torch.cpu._is_avx512_bf16_supported = lambda: False
     names = common.import_with_stand_ins(import_backends)
     common.stub_rocm_platform_module()
     return names
+
+
+@pytest.fixture()
+def caplog_vllm(caplog, monkeypatch):
+    """The fixture of that name in vLLM's tests/conftest.py (not loaded here:
+    --noconftest): vLLM's log records reach caplog at INFO."""
+    import logging
+
+    from vllm.logger import DEFAULT_LOGGING_CONFIG
+
+    monkeypatch.setitem(DEFAULT_LOGGING_CONFIG["loggers"]["vllm"], "propagate", True)
+    monkeypatch.setattr(logging.getLogger("vllm"), "propagate", True)
+    with caplog.at_level(logging.INFO):
+        yield caplog
 
 
 if __name__ != "__main__" and os.environ.get("GPU_PYTEST_ROOT"):
@@ -49,10 +73,9 @@ def main() -> int:
     )
     print("stand-ins:", install(root), flush=True)
     os.chdir(root)
-    import pytest
-
-    plugin = ["-p", "gpu_pytest"] if "-n" in sys.argv[2:] else []
-    return pytest.main(["-p", "no:cacheprovider", "--noconftest", *plugin, *sys.argv[2:]])
+    # This file as a plugin: the caplog_vllm fixture, and pytest-xdist
+    # workers set up like this process.
+    return pytest.main(["-p", "no:cacheprovider", "--noconftest", "-p", "gpu_pytest", *sys.argv[2:]])
 
 
 if __name__ == "__main__":
