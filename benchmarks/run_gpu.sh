@@ -23,10 +23,11 @@ tar xzf "$bundle" -C "$work"
 export PYTHONPATH=$work${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 # The series' kernel and backend tests at real shapes (bf16 on the GPU).
 # gpu_pytest.py stands in for serving packages the machine lacks and runs
-# pytest without vLLM's conftest. The page-alignment test builds vLLM's
-# config objects, which need the compiled extensions (and vLLM's model
-# registry inspects each architecture in a fresh interpreter that these
-# stand-ins do not reach): it runs on the CPU.
+# pytest without vLLM's conftest. The out-of-bounds guards run their child
+# under the Triton interpreter, which needs NumPy < 2.4 (carry numpy 2.3.x in
+# .gpu/whl where the machine has a newer one). The page-alignment test builds
+# vLLM's config objects and runs no kernel: it runs on vLLM's CPU platform
+# (the CUDA one calls compiled extensions the bundle lacks).
 # test_prefix_prefill.py is vLLM's own file: only the series' tests in it run.
 tests=$(grep -E '^tests/(kernels|v1)/' "$work/series-tests.txt" | grep -v 'page_alignment\|test_prefix_prefill' || true)
 if grep -q test_prefix_prefill "$work/series-tests.txt"; then
@@ -38,6 +39,11 @@ fi
 par=$(python3 -c "import xdist" 2>/dev/null && echo "-n $(( $(nproc) > 14 ? 14 : $(nproc) ))")
 if [ -n "$tests" ] && [ "${SKIP_TESTS:-0}" != 1 ]; then
   python3 "$root/benchmarks/gpu_pytest.py" "$work" -q $par -rs $tests 2>&1 | tee "$out/gpu-tests.log" | tail -5
+  config_tests=$(grep -E 'page_alignment' "$work/series-tests.txt" || true)
+  if [ -n "$config_tests" ]; then
+    VLLM_TARGET_DEVICE=cpu python3 "$root/benchmarks/gpu_pytest.py" "$work" -q -rs $config_tests 2>&1 \
+      | tee "$out/gpu-tests-config.log" | tail -3
+  fi
 fi
 # The prefix_prefill block-table bound under compute-sanitizer: the fixed
 # kernel must show 0 errors, the release's (bundle base/) invalid reads.
