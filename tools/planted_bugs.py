@@ -1,32 +1,51 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Planted one-line bugs in the backends' dispatch code (ROCM_ATTN and
-TRITON_ATTN), each run against the series' own CPU tests of those backends
-in a built fork tree; prints caught or SURVIVED per bug and restores the file.
+"""Planted one-line bugs in the series' code, each run against the series'
+own CPU tests of the file it is planted in, in a built fork tree; prints
+caught or SURVIVED per bug and restores the file.
 
-    python3 tools/planted_bugs.py [--base v0.33.0] [N ...]   (N: only these bugs)
+    python3 tools/planted_bugs.py [--base v0.33.0] [--tree DIR] [--python PY]
+                                  [--group NAME ...] [N ...]
+
+Groups (each with its own tests, so that a run stays short): dispatch (the
+backends' dispatch code, ROCM_ATTN and TRITON_ATTN: bugs 0-30), decode (the
+page-contiguous decode op), prefill (the page-aligned Triton paged prefill
+kernel and the prefill fallback predicate), vendor (the DCU FlashAttention
+call builder), alignment (the hybrid page alignment) and prefix (prefix
+prefill's block-table bound). N: only these bugs (numbered over all groups).
+--tree/--python default to the base's fork tree and venv under .fork/.
 
 A bug whose old text is not in the tree (another base) is listed as SKIP.
-Session 5 on v0.33.0: 22 of 31 caught before the routing tests it led to,
-30 of 31 after; the survivor (9) passes every sequence length to
+Session 5 on v0.33.0: 22 of 31 dispatch bugs caught before the routing tests
+it led to, 30 of 31 after; the survivor (9) passes every sequence length to
 chunked_prefill_paged_decode for the decode rows, which skips the prefill
 rows by their query length, so no value changes.
+A run on v0.33.0 of the other groups (44 bugs, about 55 minutes on two
+busy cores): decode 10 of 12, prefill 7 of 10, vendor 4 of 8, alignment 5
+of 8, prefix 6 of 6. Two of the decode ones (36, 37: padded head dims
+stored past a head) are caught only because the write past the output
+corrupts the interpreter's heap (crashed workers; 37 then hangs), not by
+an assertion. Session 6 added a test for each of those 14 (all but 68, the
+ROCm platform's log line, whose module does not import on the CPU): each was
+re-run against the tests it led to and is caught by an assertion now, on
+v0.33.0 and v0.29.0's identical test files: 73 of 75 over all groups.
 """
 
 import argparse
 import os
+import signal
 import subprocess
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 R = "vllm/v1/attention/backends/rocm_attn.py"
 T = "vllm/v1/attention/backends/triton_attn.py"
-TESTS = [
+DISPATCH_TESTS = [
     "tests/v1/attention/test_triton_attn_page_contiguous_decode.py",
     "tests/v1/attention/test_rocm_attn_page_contiguous_decode.py",
     "tests/kernels/attention/test_rocm_attn_mixed_batches.py",
     "tests/kernels/attention/test_rocm_vendor_paged_prefill.py",
 ]
-M = [
+DISPATCH = [
     (
         R,
         "        if attn_metadata.num_prefills > 0:\n            attn_metadata.num_decodes = 0",
@@ -141,24 +160,311 @@ M = [
 ]
 
 
-def run(tree: str, python: str) -> tuple[int, str]:
+def tests_of(path: str, *names: str) -> list[str]:
+    """Node ids of these test functions, in this order: the quick ones first,
+    so that a caught bug ends the run early (-x)."""
+    return [f"{path}::{name}" for name in names]
+
+
+D = "vllm/v1/attention/ops/decode_page_contiguous.py"
+DECODE_TESTS = tests_of(
+    "tests/v1/attention/test_rocm_attn_page_contiguous_decode.py",
+    "test_supports_page_contiguous_decode",
+) + tests_of(
+    "tests/kernels/attention/test_decode_page_contiguous.py",
+    "test_page_contiguous_decode_is_faster",
+    "test_page_contiguous_decode_is_faster_by_dtype",
+    "test_launch_config_is_pinned_per_target",
+    "test_launch_config_refuses_heads_over_256",
+    "test_launch_uses_the_config_of_the_target_and_layout",
+    "test_decode_page_contiguous_refuses_unsupported_inputs",
+    "test_workspace_fits_every_batch_exactly",
+    "test_one_tile_sequences_skip_the_reduce",
+    "test_decode_page_contiguous_is_deterministic",
+    "test_decode_page_contiguous_negative_controls",
+    "test_decode_page_contiguous_reads_stay_in_bounds",
+    "test_decode_page_contiguous_guard_catches_overrun",
+    "test_decode_page_contiguous",
+    "test_decode_page_contiguous_cuda_graph",
+)
+DECODE = [
+    # The K load mask inside a page (the last tile of a page may reach past it).
+    (D, "        mask=dim_mask[:, None] & tok_mask[None, :],", "        mask=dim_mask[:, None],"),
+    # _tile_count: the last page of a sequence that ends on a page boundary.
+    (
+        D,
+        "    last_page = tl.maximum(seq_len - 1, 0) // PAGE_SIZE",
+        "    last_page = seq_len // PAGE_SIZE",
+    ),
+    # Split ranges: one split too long; an empty split past the end attends the last tile.
+    (
+        D,
+        "(split_idx < num_longer).to(tl.int32)",
+        "(split_idx <= num_longer).to(tl.int32)",
+    ),
+    (
+        D,
+        "    has_last_tile = (tile_end == num_tiles) & (tile_start < tile_end)",
+        "    has_last_tile = tile_end == num_tiles",
+    ),
+    # Reduce: empty splits not skipped; padded head dims stored (reduce, main kernel).
+    (D, '    live = m_s > float("-inf")', "    live = split_mask"),
+    (D, "        mask=offs_d < HEAD_SIZE,\n", ""),
+    (
+        D,
+        "    store_mask = head_mask[:, None] & dim_mask[None, :]",
+        "    store_mask = head_mask[:, None]",
+    ),
+    # Split count cap, workspace size, launch config per target/layout.
+    (D, "_MAX_NUM_SPLITS = 128", "_MAX_NUM_SPLITS = 64"),
+    (
+        D,
+        "    return units * num_query_heads * (head_size_padded + 2)",
+        "    return units * num_query_heads * (head_size_padded + 1)",
+    ),
+    (D, "        if key == (256, 2) and not x_packed:", "        if key == (256, 2):"),
+    # Wrapper validation: a block table with fewer rows than queries.
+    (D, "        or block_table.shape[0] < num_seqs\n", ""),
+    # The feature predicate.
+    (D, "        and not has_sinks\n", ""),
+]
+
+P = "vllm/v1/attention/ops/triton_paged_prefill_aligned.py"
+PREFILL_TESTS = (
+    tests_of(
+        "tests/kernels/attention/test_rocm_attn_mixed_batches.py",
+        "test_predicate_accepts",
+        "test_predicate_each_condition_falls_back",
+        "test_predicate_keeps_small_pages_off_the_triton_kernel",
+    )
+    + tests_of(
+        "tests/kernels/attention/test_triton_paged_prefill_aligned.py",
+        "test_launch_config_is_pinned_per_target",
+        "test_paged_prefill_aligned_rejects_unsupported_inputs",
+        "test_paged_prefill_aligned_empty_launches_leave_output_untouched",
+        "test_paged_prefill_aligned_negative_input_controls",
+        "test_paged_prefill_aligned_reads_stay_in_bounds",
+        "test_paged_prefill_aligned_other_tiles",
+        "test_paged_prefill_aligned_matches_reference",
+        "test_paged_prefill_aligned_catches_kernel_mutants",
+        "test_launch_configs_fit_amd_and_nvidia_targets",
+    )
+    + tests_of(
+        "tests/kernels/attention/test_rocm_vendor_paged_prefill.py",
+        "test_triton_kernel_matches_vendor_contract",
+    )
+)
+PREFILL = [
+    # Kernel: V load mask, query load mask, causal full-tile bound, tile range.
+    (
+        P,
+        "                v = tl.load(v_ptrs, mask=kv_valid[:, None], other=0.0)",
+        "                v = tl.load(v_ptrs)",
+    ),
+    (
+        P,
+        "    q = tl.load(q_ptrs, mask=row_valid[:, None], other=0.0)",
+        "    q = tl.load(q_ptrs)",
+    ),
+    (
+        P,
+        "    full_end = ((context_len + m_start + 1) // BLOCK_N) * BLOCK_N",
+        "    full_end = ((context_len + m_start + 2) // BLOCK_N) * BLOCK_N",
+    ),
+    (
+        P,
+        "        tiles_end = tl.minimum(end, page_start + PAGE_SIZE)",
+        "        tiles_end = page_start + PAGE_SIZE",
+    ),
+    (P, "    if q_tile < 0:\n        return", "    if q_tile < -1:\n        return"),
+    # Launch config: the sm_90 table on newer NVIDIA targets.
+    (
+        P,
+        'target.backend == "cuda" and target.arch == 90:',
+        'target.backend == "cuda" and target.arch >= 90:',
+    ),
+    # Wrapper: support check (GQA grouping) and the dense-page check.
+    (P, "    if num_kv_heads <= 0 or num_heads % num_kv_heads != 0:", "    if num_kv_heads <= 0:"),
+    (P, "(page_size * x, x, 1) or value_cache", "(page_size * x, x, 1) and value_cache"),
+    # ROCM_ATTN's fallback predicate (the conditions the dispatch bugs leave out).
+    (R, "        if dtype != torch.bfloat16:", "        if dtype == torch.float16:"),
+    (
+        R,
+        "    if block_size % capability.page_alignment != 0:",
+        "    if block_size % 16 != 0:",
+    ),
+]
+
+V = "vllm/v1/attention/ops/rocm_vendor_paged_prefill.py"
+VENDOR_TESTS = tests_of(
+    "tests/kernels/attention/test_rocm_vendor_paged_prefill.py",
+    "test_vendor_args_reject_what_the_kernel_cannot_take",
+    "test_vendor_args_negative_controls",
+    "test_vendor_args_follow_the_contract",
+    "test_triton_kernel_matches_vendor_contract",
+    "test_vendor_kernel_matches_contract",
+) + tests_of(
+    "tests/kernels/attention/test_rocm_attn_mixed_batches.py",
+    "test_forward_vendor_layer_mixed_batch",
+)
+VENDOR = [
+    (V, "        causal=True,", "        causal=False,"),
+    (V, "        max_seqlen_q=max_seqlen_q,", "        max_seqlen_q=max_seqlen_q - 1,"),
+    (
+        V,
+        "    if page_size % VENDOR_PAGE_ALIGNMENT != 0:",
+        "    if page_size % 16 != 0:",
+    ),
+    (
+        V,
+        "    if block_table.shape[1] < math.ceil(max_seqlen_k / page_size):",
+        "    if block_table.shape[1] <= math.ceil(max_seqlen_k / page_size):",
+    ),
+    (V, "    if query.shape[1] % num_kv_heads != 0:", "    if False:"),
+    (
+        V,
+        "    if output.shape != query.shape or output.dtype != query.dtype:",
+        "    if output.shape != query.shape:",
+    ),
+    (V, '    _check_int32_vector("seqused_k", seq_lens, 1)\n', ""),
+    (
+        V,
+        "    if key_cache.dim() != 4 or key_cache.shape != value_cache.shape:",
+        "    if key_cache.dim() != 4:",
+    ),
+]
+
+A = "vllm/v1/attention/backends/rocm_paged_prefill.py"
+ALIGNMENT_TESTS = tests_of(
+    "tests/kernels/attention/test_rocm_attn_mixed_batches.py",
+    "test_capability_providers",
+    "test_capability_each_condition_disables",
+) + tests_of(
+    "tests/v1/attention/test_rocm_paged_prefill_page_alignment.py",
+    "test_capability_answers_both_ways",
+    "test_capability_names_the_first_failed_condition",
+    "test_block_size_follows_the_declared_alignment",
+    "test_qwen3_5_27b_page_arithmetic",
+    "test_triton_opt_in_aligns_the_page",
+    "test_prefix_caching_keeps_the_page",
+    "test_user_block_size_behaves_as_before",
+    "test_sixteen_aligned_rounding_is_caught",
+    "test_decision_is_logged",
+)
+ALIGNMENT = [
+    (A, "    if not model_config.is_hybrid:", "    if False:"),
+    (A, "    if cache_config.user_specified_block_size:", "    if False:"),
+    (A, "        if head_size not in TRITON_HEAD_SIZES:", "        if False:"),
+    (
+        A,
+        '    if kv_cache_dtype not in ("auto", "bfloat16"):',
+        '    if kv_cache_dtype != "auto":',
+    ),
+    (
+        A,
+        "        sliding_window=model_config.get_sliding_window(),",
+        "        sliding_window=None,",
+    ),
+    (
+        R,
+        "                if capability.page_alignment is not None:",
+        '                if capability.provider == "vendor":',
+    ),
+    (
+        "vllm/config/attention.py",
+        "    use_rocm_triton_paged_prefill: bool = False",
+        "    use_rocm_triton_paged_prefill: bool = True",
+    ),
+    (
+        "vllm/platforms/rocm.py",
+        "            log_page_alignment(vllm_config, backend_classes[0])",
+        "            pass",
+    ),
+]
+
+F = "vllm/v1/attention/ops/prefix_prefill.py"
+PREFIX_TESTS = tests_of(
+    "tests/kernels/attention/test_prefix_prefill.py",
+    "test_context_attention_fwd_block_table_row_end",
+    "test_context_attention_fwd_matches_paged_reference",
+)
+PREFIX = [
+    (
+        F,
+        "            CLAMP_BLOCK_TABLE=PHYSICAL_BLOCK_SIZE % BLOCK_SIZE != 0,",
+        "            CLAMP_BLOCK_TABLE=False,",
+    ),
+    (
+        F,
+        "            CLAMP_BLOCK_TABLE=PHYSICAL_BLOCK_SIZE % BLOCK_SIZE != 0,",
+        "            CLAMP_BLOCK_TABLE=PHYSICAL_BLOCK_SIZE < BLOCK_SIZE,",
+    ),
+    (
+        F,
+        "        bn_logical = tl.minimum(bn_logical, last_block)",
+        "        bn_logical = tl.minimum(bn_logical, last_block + 1)",
+    ),
+    (
+        F,
+        "        bn_logical = tl.minimum(bn_logical, last_block)",
+        "        bn_logical = tl.maximum(bn_logical, last_block)",
+    ),
+    (
+        F,
+        "            last_block=(cur_batch_ctx_len - 1) // PHYSICAL_BLOCK_SIZE,",
+        "            last_block=(cur_batch_ctx_len - 1) // PHYSICAL_BLOCK_SIZE - 1,",
+    ),
+    (F, "    if CLAMP_BLOCK_TABLE:", "    if MASK_BLOCK_TABLE:"),
+]
+
+# (group, tests, bugs); bugs are numbered over all groups in this order.
+GROUPS = [
+    ("dispatch", DISPATCH_TESTS, DISPATCH),
+    ("decode", DECODE_TESTS, DECODE),
+    ("prefill", PREFILL_TESTS, PREFILL),
+    ("vendor", VENDOR_TESTS, VENDOR),
+    ("alignment", ALIGNMENT_TESTS, ALIGNMENT),
+    ("prefix", PREFIX_TESTS, PREFIX),
+]
+
+
+def run(tree: str, python: str, tests: list[str]) -> tuple[int, str]:
     env = dict(os.environ, TRITON_INTERPRET="1", CUDA_VISIBLE_DEVICES="")
-    cmd = [python, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-n", "2", *TESTS]
-    p = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True, timeout=900)
-    out = p.stdout.strip()
-    return p.returncode, out.splitlines()[-1] if out else p.stderr[-300:]
+    cmd = [python, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-n", "2", *tests]
+    # A session of its own, so that a hung run's xdist workers are killed too.
+    p = subprocess.Popen(
+        cmd,
+        cwd=tree,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, err = p.communicate(timeout=900)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
+        return -1, "TIMEOUT: no result in 900 s (a hang also fails CI)"
+    out = out.strip()
+    return p.returncode, out.splitlines()[-1] if out else err[-300:]
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--base", default="v0.33.0")
+    p.add_argument("--tree", help="fork tree (default: .fork/BASE)")
+    p.add_argument("--python", help="its Python (default: .fork/venvs/BASE/bin/python)")
+    p.add_argument("--group", action="append", choices=[g for g, _, _ in GROUPS])
     p.add_argument("only", nargs="*", type=int)
     args = p.parse_args()
-    tree = os.path.join(ROOT, ".fork", args.base)
-    python = os.path.join(ROOT, ".fork", "venvs", args.base, "bin", "python")
+    tree = args.tree or os.path.join(ROOT, ".fork", args.base)
+    python = args.python or os.path.join(ROOT, ".fork", "venvs", args.base, "bin", "python")
+    bugs = [(g, tests, bug) for g, tests, group in GROUPS for bug in group]
     caught = tried = 0
-    for i, (f, old, new) in enumerate(M):
-        if args.only and i not in args.only:
+    for i, (group, tests, (f, old, new)) in enumerate(bugs):
+        if (args.only and i not in args.only) or (args.group and group not in args.group):
             continue
         path = os.path.join(tree, f)
         src = open(path).read()
@@ -169,14 +475,14 @@ def main() -> int:
             fh.write(src.replace(old, new))
         try:
             start = time.time()
-            rc, last = run(tree, python)
+            rc, last = run(tree, python, tests)
         finally:
             with open(path, "w") as fh:
                 fh.write(src)
         tried += 1
         caught += rc != 0
         print(
-            f"{i:2} {'caught  ' if rc else 'SURVIVED'} {time.time() - start:4.0f}s "
+            f"{i:2} {'caught  ' if rc else 'SURVIVED'} {time.time() - start:4.0f}s {group} "
             f"{os.path.basename(f)}: {old.strip()[:60]!r} -> {new.strip()[:40]!r} | {last[:80]}",
             flush=True,
         )
