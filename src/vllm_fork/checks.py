@@ -224,7 +224,8 @@ def bisect(base: Base, tree: Path, python: Path, log, pytest_args: list[str] | N
             if not tests:
                 results.append(StepResult(commit, subject, True, "imports; no tests of its own"))
                 continue
-            tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
+            # pytest reports on stdout; stderr holds the imports' warnings.
+            tail = "\n".join((proc.stdout.strip() or proc.stderr.strip()).splitlines()[-15:])
             log("  " + (tail.splitlines()[-1] if tail else ""))
             ok = proc.returncode == 0
             if not ok:
