@@ -23,6 +23,9 @@ replay):
                 memory instead of 74) and 2 programs per SM
   tile32_pc3    the same with 3 programs per SM (more splits)
   tile32_fused  tile32 + fused
+  empty_exit    programs of splits past the sequence's last tile return at
+                once (no Q load, no stores); the reduce takes the live splits
+                from the sequence length instead of their -inf maxima
 
     python3 benchmarks/experiments/decode_short_context_variants.py --vllm-root BUNDLE --out-dir OUT
 
@@ -241,6 +244,28 @@ _REDUCE_ALL_AT_ONCE = [
     ),
 ]
 
+# Splits past the last tile return before loading Q and store nothing: the
+# reduce then reads only the first min(tiles, splits) partial states (split 0
+# always runs: it writes a one-tile or empty sequence's output).
+_EMPTY_EXIT = [
+    (
+        "    tile_end = tile_start + min_tiles + (split_idx < num_longer).to(tl.int32)\n",
+        "    tile_end = tile_start + min_tiles + (split_idx < num_longer).to(tl.int32)\n"
+        "    if USE_SPLITS:\n"
+        "        if (tile_start >= tile_end) & (split_idx > 0):\n"
+        "            return\n",
+    ),
+    _REDUCE_LIVE_FROM_LEN[0],
+    (
+        '    m_s = tl.load(part_max_ptr + part + offs_s, mask=split_mask, other=float("-inf"))\n'
+        "    l_s = tl.load(part_sum_ptr + part + offs_s, mask=split_mask, other=0.0)\n",
+        "    live = offs_s < num_live\n"
+        '    m_s = tl.load(part_max_ptr + part + offs_s, mask=live, other=float("-inf"))\n'
+        "    l_s = tl.load(part_sum_ptr + part + offs_s, mask=live, other=0.0)\n",
+    ),
+    ('    live = m_s > float("-inf")\n', ""),
+]
+
 EDITS = {
     "base": [],
     "noreduce": [_NOREDUCE],
@@ -262,6 +287,7 @@ EDITS = {
     "h128_t32s3": [_tile(32, 3, 256)],
     "h128_t32s2": [_tile(32, 2, 256)],
     "h128_t64s3": [_tile(64, 3, 256)],
+    "empty_exit": _EMPTY_EXIT,
 }
 
 
