@@ -10,8 +10,8 @@ Groups (each with its own tests, so that a run stays short): dispatch (the
 backends' dispatch code, ROCM_ATTN and TRITON_ATTN: bugs 0-30), decode (the
 page-contiguous decode op), prefill (the page-aligned Triton paged prefill
 kernel and the prefill fallback predicate), vendor (the DCU FlashAttention
-call builder), alignment (the hybrid page alignment) and prefix (prefix
-prefill's block-table bound). N: only these bugs (numbered over all groups).
+call builder), alignment (the hybrid page alignment), prefix (prefix
+prefill's block-table bound) and fresh (session 7's set, all files). N: only these bugs (numbered over all groups).
 --tree/--python default to the base's fork tree and venv under .fork/.
 
 A bug whose old text is not in the tree (another base) is listed as SKIP.
@@ -29,7 +29,16 @@ ROCm platform's log line, whose module does not import on the CPU): each was
 re-run against the tests it led to and is caught by an assertion now, on
 v0.33.0 and v0.29.0's identical test files: 73 of 75 over all groups.
 Session 7 added one for 68 (the ROCm platform module imported with the GPU
-arch faked as gfx942): 74 of 75; 9 is the one left.
+arch faked as gfx942): 74 of 75; 9 is the one left. It then had a reviewer
+who had not read the tests write a fresh set (group fresh, 75-96, every
+series file): 13 of 22 caught by the whole test files at first (59%; one
+of them, 81, is also one of the prefill test's own mutants). Tests were
+added for the 9 survivors (query-head padding, rows of no KV token, K and V
+with their own strides, K/V cache shapes the prefill wrapper refuses,
+routing by query heads per KV head, AITER's interleaved V cache, non-causal
+batches, soft cap and ALiBi from the model config, page 16 at a block-table
+row end); each fails with its bug: 22 of 22 (89 has no old text in v0.29.0,
+which has no interleaved V cache).
 """
 
 import argparse
@@ -423,6 +432,131 @@ PREFIX = [
     (F, "    if CLAMP_BLOCK_TABLE:", "    if MASK_BLOCK_TABLE:"),
 ]
 
+# A fresh set written in session 7 by a reviewer who had not seen the tests,
+# over every series file, each run against the tests that catch it now (9
+# of 22 survived at first, run against whole test files; the tests added
+# for them are listed here).
+FRESH_TESTS = (
+    tests_of(
+        "tests/v1/attention/test_triton_attn_page_contiguous_decode.py",
+        "test_non_causal_batch_keeps_unified_attention",
+        "test_forward_routes_rows",
+    )
+    + tests_of(
+        "tests/v1/attention/test_rocm_attn_page_contiguous_decode.py",
+        "test_grouped_heads_route_by_queries_per_kv_head",
+    )
+    + tests_of(
+        "tests/kernels/attention/test_rocm_attn_mixed_batches.py",
+        "test_predicate_accepts",
+        "test_predicate_each_condition_falls_back",
+        "test_forward_interleaved_v_cache_keeps_todays_path",
+    )
+    + tests_of(
+        "tests/kernels/attention/test_rocm_vendor_paged_prefill.py",
+        "test_vendor_args_reject_what_the_kernel_cannot_take",
+    )
+    + tests_of(
+        "tests/v1/attention/test_rocm_paged_prefill_page_alignment.py",
+        "test_capability_names_the_first_failed_condition",
+        "test_model_attention_features_keep_the_page",
+    )
+    + tests_of(
+        "tests/kernels/attention/test_triton_paged_prefill_aligned.py",
+        "test_paged_prefill_aligned_rejects_misread_layouts",
+        "test_launch_config_is_pinned_per_target",
+        "test_paged_prefill_aligned_matches_reference",
+    )
+    + tests_of(
+        "tests/kernels/attention/test_decode_page_contiguous.py",
+        "test_page_contiguous_decode_is_faster",
+        "test_decode_page_contiguous_pads_query_heads_to_a_dot_tile",
+        "test_decode_page_contiguous_zero_length_rows_are_zero",
+        "test_decode_page_contiguous_reads_k_and_v_with_their_own_strides",
+        "test_decode_page_contiguous",
+    )
+    + tests_of(
+        "tests/kernels/attention/test_prefix_prefill.py",
+        "test_context_attention_fwd_block_table_row_end",
+    )
+)
+FRESH = [
+    # --- decode op ---
+    # 0: GQA query-head tile padded only to the next power of two (tl.dot needs M >= 16 on GPUs).
+    (D, "        QUERIES_PER_KV_PADDED=max(16, next_power_of_2(queries_per_kv)),",
+        "        QUERIES_PER_KV_PADDED=next_power_of_2(queries_per_kv),"),
+    # 1: seq_len == 0 rows (num_tiles == 0) no longer count as single-tile: nobody writes them.
+    (D, "        single_tile = num_tiles <= 1",
+        "        single_tile = num_tiles == 1"),
+    # 2: TRITON_ATTN layout: V's block stride copied from K's (copy-paste).
+    (D, "        v_strides = (sv[0], sv[2], sv[3], sv[1])",
+        "        v_strides = (sk[0], sv[2], sv[3], sv[1])"),
+    # 3: reduce weights in base e while the maxima are in log2 units.
+    (D, "    w = tl.where(live, tl.exp2(m_s - m_max), 0.0)",
+        "    w = tl.where(live, tl.exp(m_s - m_max), 0.0)"),
+    # 4: reduce grid sized from the real head size, not the padded one.
+    (D, "            (num_seqs, num_query_heads, head_size_padded // dim_block)",
+        "            (num_seqs, num_query_heads, head_size // dim_block)"),
+    # 5: routing: 8 query heads per KV head no longer routed (off by one).
+    (D, "        and 1 <= num_queries_per_kv <= _ROUTED_MAX_QUERIES_PER_KV",
+        "        and 1 <= num_queries_per_kv < _ROUTED_MAX_QUERIES_PER_KV"),
+    # --- prefill kernel / wrapper ---
+    # 6: masked range stops one key short of the tile's last row's diagonal.
+    (P, "    diag_end = tl.minimum(context_len + m_start + BLOCK_M, seq_len)",
+        "    diag_end = tl.minimum(context_len + m_start + BLOCK_M - 1, seq_len)"),
+    # 7: page loop drops a partial last page.
+    (P, "    for page in range(start // PAGE_SIZE, tl.cdiv(end, PAGE_SIZE)):",
+        "    for page in range(start // PAGE_SIZE, end // PAGE_SIZE):"),
+    # 8: K/V load mask admits the slot at seq_len (page tail, may be NaN).
+    (P, "                kv_valid = (start_n + offs_n) < seq_len",
+        "                kv_valid = (start_n + offs_n) <= seq_len"),
+    # 9: fp32 tiles not halved (itemsize check off).
+    (P, "    if dtype.itemsize > 2:",
+        "    if dtype.itemsize > 4:"),
+    # 10: wrapper: K's head-dim packing not checked against head_size.
+    (P, "        or key_cache.shape[2] * x != head_size\n",
+        ""),
+    # --- rocm_attn.py series code ---
+    # 11: vendor chunk cap doubled.
+    (R, "VENDOR_PREFILL_MAX_TOKENS = 4096",
+        "VENDOR_PREFILL_MAX_TOKENS = 8192"),
+    # 12: one-prefill / 4096-token limits applied to the Triton provider too.
+    (R, '    if capability.provider == "vendor":\n        if num_prefills != 1:',
+        '    if capability.provider is not None:\n        if num_prefills != 1:'),
+    # 13: routing asked with the total query heads, not heads per KV head.
+    (R, "                self.num_heads // self.num_kv_heads,\n                query.dtype,",
+        "                self.num_heads,\n                query.dtype,"),
+    # 14: AITER's interleaved V cache no longer keeps prefill off the providers.
+    (R, "            and attn_metadata.num_prefills > 0\n            and not self._use_interleaved_v_cache\n        ):",
+        "            and attn_metadata.num_prefills > 0\n        ):"),
+    # --- triton_attn.py series code ---
+    # 15: non-causal (DFlash drafting) batches routed to the causal decode op.
+    (T, "            and attn_metadata.causal is True\n",
+        ""),
+    # 16: routing asked with the KV head count instead of the page size.
+    (T, "                key_cache.shape[1], self.head_size, self.num_queries_per_kv, query.dtype",
+        "                key_cache.shape[2], self.head_size, self.num_queries_per_kv, query.dtype"),
+    # --- vendor builder ---
+    # 17: block-table width checked with floor division.
+    (V, "    if block_table.shape[1] < math.ceil(max_seqlen_k / page_size):",
+        "    if block_table.shape[1] < max_seqlen_k // page_size:"),
+    # 18: extra block-table rows accepted.
+    (V, "    if query_start_loc.shape[0] != num_seqs + 1 or block_table.shape[0] != num_seqs:",
+        "    if query_start_loc.shape[0] != num_seqs + 1 or block_table.shape[0] < num_seqs:"),
+    # --- rocm_paged_prefill.py ---
+    # 19: GQA grouping not checked.
+    (A, "    if num_kv_heads < 1 or num_heads % num_kv_heads != 0:",
+        "    if num_kv_heads < 1:"),
+    # 20: the model's logit softcap ignored when picking the page.
+    (A, '        logits_soft_cap=getattr(hf_text_config, "attn_logit_softcapping", None),',
+        "        logits_soft_cap=None,"),
+    # --- prefix_prefill.py ---
+    # 21: clamp condition with its operands swapped.
+    (F, "            CLAMP_BLOCK_TABLE=PHYSICAL_BLOCK_SIZE % BLOCK_SIZE != 0,",
+        "            CLAMP_BLOCK_TABLE=BLOCK_SIZE % PHYSICAL_BLOCK_SIZE != 0,"),
+]
+
+
 # (group, tests, bugs); bugs are numbered over all groups in this order.
 GROUPS = [
     ("dispatch", DISPATCH_TESTS, DISPATCH),
@@ -431,6 +565,7 @@ GROUPS = [
     ("vendor", VENDOR_TESTS, VENDOR),
     ("alignment", ALIGNMENT_TESTS, ALIGNMENT),
     ("prefix", PREFIX_TESTS, PREFIX),
+    ("fresh", FRESH_TESTS, FRESH),
 ]
 
 
