@@ -11,7 +11,8 @@ backends' dispatch code, ROCM_ATTN and TRITON_ATTN: bugs 0-30), decode (the
 page-contiguous decode op), prefill (the page-aligned Triton paged prefill
 kernel and the prefill fallback predicate), vendor (the DCU FlashAttention
 call builder), alignment (the hybrid page alignment), prefix (prefix
-prefill's block-table bound) and fresh (session 7's set, all files). N: only these bugs (numbered over all groups).
+prefill's block-table bound) and fresh (session 7's set, all files).
+N: only these bugs (numbered over all groups).
 --tree/--python default to the base's fork tree and venv under .fork/.
 
 A bug whose old text is not in the tree (another base) is listed as SKIP.
@@ -483,77 +484,119 @@ FRESH_TESTS = (
 FRESH = [
     # --- decode op ---
     # 0: GQA query-head tile padded only to the next power of two (tl.dot needs M >= 16 on GPUs).
-    (D, "        QUERIES_PER_KV_PADDED=max(16, next_power_of_2(queries_per_kv)),",
-        "        QUERIES_PER_KV_PADDED=next_power_of_2(queries_per_kv),"),
+    (
+        D,
+        "        QUERIES_PER_KV_PADDED=max(16, next_power_of_2(queries_per_kv)),",
+        "        QUERIES_PER_KV_PADDED=next_power_of_2(queries_per_kv),",
+    ),
     # 1: seq_len == 0 rows (num_tiles == 0) no longer count as single-tile: nobody writes them.
-    (D, "        single_tile = num_tiles <= 1",
-        "        single_tile = num_tiles == 1"),
+    (D, "        single_tile = num_tiles <= 1", "        single_tile = num_tiles == 1"),
     # 2: TRITON_ATTN layout: V's block stride copied from K's (copy-paste).
-    (D, "        v_strides = (sv[0], sv[2], sv[3], sv[1])",
-        "        v_strides = (sk[0], sv[2], sv[3], sv[1])"),
+    (
+        D,
+        "        v_strides = (sv[0], sv[2], sv[3], sv[1])",
+        "        v_strides = (sk[0], sv[2], sv[3], sv[1])",
+    ),
     # 3: reduce weights in base e while the maxima are in log2 units.
-    (D, "    w = tl.where(live, tl.exp2(m_s - m_max), 0.0)",
-        "    w = tl.where(live, tl.exp(m_s - m_max), 0.0)"),
+    (
+        D,
+        "    w = tl.where(live, tl.exp2(m_s - m_max), 0.0)",
+        "    w = tl.where(live, tl.exp(m_s - m_max), 0.0)",
+    ),
     # 4: reduce grid sized from the real head size, not the padded one.
-    (D, "            (num_seqs, num_query_heads, head_size_padded // dim_block)",
-        "            (num_seqs, num_query_heads, head_size // dim_block)"),
+    (
+        D,
+        "            (num_seqs, num_query_heads, head_size_padded // dim_block)",
+        "            (num_seqs, num_query_heads, head_size // dim_block)",
+    ),
     # 5: routing: 8 query heads per KV head no longer routed (off by one).
-    (D, "        and 1 <= num_queries_per_kv <= _ROUTED_MAX_QUERIES_PER_KV",
-        "        and 1 <= num_queries_per_kv < _ROUTED_MAX_QUERIES_PER_KV"),
+    (
+        D,
+        "        and 1 <= num_queries_per_kv <= _ROUTED_MAX_QUERIES_PER_KV",
+        "        and 1 <= num_queries_per_kv < _ROUTED_MAX_QUERIES_PER_KV",
+    ),
     # --- prefill kernel / wrapper ---
     # 6: masked range stops one key short of the tile's last row's diagonal.
-    (P, "    diag_end = tl.minimum(context_len + m_start + BLOCK_M, seq_len)",
-        "    diag_end = tl.minimum(context_len + m_start + BLOCK_M - 1, seq_len)"),
+    (
+        P,
+        "    diag_end = tl.minimum(context_len + m_start + BLOCK_M, seq_len)",
+        "    diag_end = tl.minimum(context_len + m_start + BLOCK_M - 1, seq_len)",
+    ),
     # 7: page loop drops a partial last page.
-    (P, "    for page in range(start // PAGE_SIZE, tl.cdiv(end, PAGE_SIZE)):",
-        "    for page in range(start // PAGE_SIZE, end // PAGE_SIZE):"),
+    (
+        P,
+        "    for page in range(start // PAGE_SIZE, tl.cdiv(end, PAGE_SIZE)):",
+        "    for page in range(start // PAGE_SIZE, end // PAGE_SIZE):",
+    ),
     # 8: K/V load mask admits the slot at seq_len (page tail, may be NaN).
-    (P, "                kv_valid = (start_n + offs_n) < seq_len",
-        "                kv_valid = (start_n + offs_n) <= seq_len"),
+    (
+        P,
+        "                kv_valid = (start_n + offs_n) < seq_len",
+        "                kv_valid = (start_n + offs_n) <= seq_len",
+    ),
     # 9: fp32 tiles not halved (itemsize check off).
-    (P, "    if dtype.itemsize > 2:",
-        "    if dtype.itemsize > 4:"),
+    (P, "    if dtype.itemsize > 2:", "    if dtype.itemsize > 4:"),
     # 10: wrapper: K's head-dim packing not checked against head_size.
-    (P, "        or key_cache.shape[2] * x != head_size\n",
-        ""),
+    (P, "        or key_cache.shape[2] * x != head_size\n", ""),
     # --- rocm_attn.py series code ---
     # 11: vendor chunk cap doubled.
-    (R, "VENDOR_PREFILL_MAX_TOKENS = 4096",
-        "VENDOR_PREFILL_MAX_TOKENS = 8192"),
+    (R, "VENDOR_PREFILL_MAX_TOKENS = 4096", "VENDOR_PREFILL_MAX_TOKENS = 8192"),
     # 12: one-prefill / 4096-token limits applied to the Triton provider too.
-    (R, '    if capability.provider == "vendor":\n        if num_prefills != 1:',
-        '    if capability.provider is not None:\n        if num_prefills != 1:'),
+    (
+        R,
+        '    if capability.provider == "vendor":\n        if num_prefills != 1:',
+        "    if capability.provider is not None:\n        if num_prefills != 1:",
+    ),
     # 13: routing asked with the total query heads, not heads per KV head.
-    (R, "                self.num_heads // self.num_kv_heads,\n                query.dtype,",
-        "                self.num_heads,\n                query.dtype,"),
+    (
+        R,
+        "                self.num_heads // self.num_kv_heads,\n                query.dtype,",
+        "                self.num_heads,\n                query.dtype,",
+    ),
     # 14: AITER's interleaved V cache no longer keeps prefill off the providers.
-    (R, "            and attn_metadata.num_prefills > 0\n            and not self._use_interleaved_v_cache\n        ):",
-        "            and attn_metadata.num_prefills > 0\n        ):"),
+    (
+        R,
+        "            and attn_metadata.num_prefills > 0\n            and not self._use_interleaved_v_cache\n        ):",
+        "            and attn_metadata.num_prefills > 0\n        ):",
+    ),
     # --- triton_attn.py series code ---
     # 15: non-causal (DFlash drafting) batches routed to the causal decode op.
-    (T, "            and attn_metadata.causal is True\n",
-        ""),
+    (T, "            and attn_metadata.causal is True\n", ""),
     # 16: routing asked with the KV head count instead of the page size.
-    (T, "                key_cache.shape[1], self.head_size, self.num_queries_per_kv, query.dtype",
-        "                key_cache.shape[2], self.head_size, self.num_queries_per_kv, query.dtype"),
+    (
+        T,
+        "                key_cache.shape[1], self.head_size, self.num_queries_per_kv, query.dtype",
+        "                key_cache.shape[2], self.head_size, self.num_queries_per_kv, query.dtype",
+    ),
     # --- vendor builder ---
     # 17: block-table width checked with floor division.
-    (V, "    if block_table.shape[1] < math.ceil(max_seqlen_k / page_size):",
-        "    if block_table.shape[1] < max_seqlen_k // page_size:"),
+    (
+        V,
+        "    if block_table.shape[1] < math.ceil(max_seqlen_k / page_size):",
+        "    if block_table.shape[1] < max_seqlen_k // page_size:",
+    ),
     # 18: extra block-table rows accepted.
-    (V, "    if query_start_loc.shape[0] != num_seqs + 1 or block_table.shape[0] != num_seqs:",
-        "    if query_start_loc.shape[0] != num_seqs + 1 or block_table.shape[0] < num_seqs:"),
+    (
+        V,
+        "    if query_start_loc.shape[0] != num_seqs + 1 or block_table.shape[0] != num_seqs:",
+        "    if query_start_loc.shape[0] != num_seqs + 1 or block_table.shape[0] < num_seqs:",
+    ),
     # --- rocm_paged_prefill.py ---
     # 19: GQA grouping not checked.
-    (A, "    if num_kv_heads < 1 or num_heads % num_kv_heads != 0:",
-        "    if num_kv_heads < 1:"),
+    (A, "    if num_kv_heads < 1 or num_heads % num_kv_heads != 0:", "    if num_kv_heads < 1:"),
     # 20: the model's logit softcap ignored when picking the page.
-    (A, '        logits_soft_cap=getattr(hf_text_config, "attn_logit_softcapping", None),',
-        "        logits_soft_cap=None,"),
+    (
+        A,
+        '        logits_soft_cap=getattr(hf_text_config, "attn_logit_softcapping", None),',
+        "        logits_soft_cap=None,",
+    ),
     # --- prefix_prefill.py ---
     # 21: clamp condition with its operands swapped.
-    (F, "            CLAMP_BLOCK_TABLE=PHYSICAL_BLOCK_SIZE % BLOCK_SIZE != 0,",
-        "            CLAMP_BLOCK_TABLE=BLOCK_SIZE % PHYSICAL_BLOCK_SIZE != 0,"),
+    (
+        F,
+        "            CLAMP_BLOCK_TABLE=PHYSICAL_BLOCK_SIZE % BLOCK_SIZE != 0,",
+        "            CLAMP_BLOCK_TABLE=BLOCK_SIZE % PHYSICAL_BLOCK_SIZE != 0,",
+    ),
 ]
 
 
