@@ -11,7 +11,8 @@ backends' dispatch code, ROCM_ATTN and TRITON_ATTN: bugs 0-30), decode (the
 page-contiguous decode op), prefill (the page-aligned Triton paged prefill
 kernel and the prefill fallback predicate), vendor (the DCU FlashAttention
 call builder), alignment (the hybrid page alignment), prefix (prefix
-prefill's block-table bound) and fresh (session 7's set, all files).
+prefill's block-table bound), fresh (session 7's set, all files) and nhd
+(session 8: the NHD layout of Triton paged-prefill layers).
 N: only these bugs (numbered over all groups).
 --tree/--python default to the base's fork tree and venv under .fork/.
 
@@ -40,6 +41,7 @@ routing by query heads per KV head, AITER's interleaved V cache, non-causal
 batches, soft cap and ALiBi from the model config, page 16 at a block-table
 row end); each fails with its bug: 22 of 22 (89 has no old text in v0.29.0,
 which has no interleaved V cache).
+Session 8 wrote group nhd (97-106) with the change it tests.
 """
 
 import argparse
@@ -600,6 +602,77 @@ FRESH = [
 ]
 
 
+# Session 8: the NHD layout of Triton paged-prefill layers (ROCM_ATTN) and of
+# paged_prefill_aligned, each written with the change and run against the
+# tests that catch it.
+NHD_TESTS = tests_of(
+    "tests/kernels/attention/test_rocm_attn_mixed_batches.py",
+    "test_layers_a_provider_serves_keep_the_nhd_cache",
+    "test_kv_cache_update_writes_the_layout_the_layer_reads",
+    "test_forward_capture_keeps_the_generic_prefill",
+    "test_forward_unrouted_head_splits_decodes_off",
+    "test_forward_routes_rows_with_the_triton_provider",
+    "test_forward_unrouted_page_keeps_todays_path_with_a_provider",
+) + tests_of(
+    "tests/kernels/attention/test_triton_paged_prefill_aligned.py",
+    "test_paged_prefill_aligned_rejects_misread_nhd_layouts",
+    "test_paged_prefill_aligned_reads_nhd_k_and_v_with_their_own_strides",
+    "test_paged_prefill_aligned_reads_the_nhd_layout",
+)
+NHD = [
+    # 97: a page equal to the provider's smallest taken as below it.
+    (R, "and block_size >= capability.min_page", "and block_size > capability.min_page"),
+    # 98: a layer whose prefill keeps today's path still given the provider.
+    (
+        R,
+        "provider = capability.provider if prefill_reason is None else None",
+        "provider = capability.provider",
+    ),
+    # 99: the decode rows' query_start_loc one entry short.
+    (
+        R,
+        "cu_seqlens_q = cu_seqlens_q[: num_decodes + 1]",
+        "cu_seqlens_q = cu_seqlens_q[:num_decodes]",
+    ),
+    # 100: the decode rows given every sequence length.
+    (R, "            seq_lens = seq_lens[:num_decodes]\n", ""),
+    # 101: decode rows the op served sent to unified_attention too.
+    (R, "if num_decodes == 0 or decode_op:", "if num_decodes == 0:"),
+    # 102: the cache writer not told the page (NHD at every page).
+    (
+        R,
+        "if self._uses_nhd_kv_cache(key.dtype, kv_cache.shape[2]):",
+        "if self._uses_nhd_kv_cache(key.dtype):",
+    ),
+    # 103: decode rows of an x-packed mixed batch sent to the op where it is
+    # not routed.
+    (
+        R,
+        "        if decode_op and num_decodes > 0:\n            # A mixed",
+        "        if num_decodes > 0:\n            # A mixed",
+    ),
+    # 104: an NHD layer's decode rows sent to the op wherever it runs.
+    (
+        R,
+        "            and page_contiguous_decode_is_faster(\n                key_cache.shape[1],",
+        "            and bool(\n                key_cache.shape[1]) or page_contiguous_decode_is_faster(\n"
+        "                key_cache.shape[1],",
+    ),
+    # 105: an NHD cache with a strided head dimension accepted.
+    (
+        P,
+        "        dense = key_cache.stride(3) == 1 and value_cache.stride(3) == 1",
+        "        dense = True",
+    ),
+    # 106: NHD V read with K's token stride.
+    (
+        P,
+        "        v_strides = (sv[0], sv[2], sv[3], sv[1])",
+        "        v_strides = (sv[0], sv[2], sv[3], sk[1])",
+    ),
+]
+
+
 # (group, tests, bugs); bugs are numbered over all groups in this order.
 GROUPS = [
     ("dispatch", DISPATCH_TESTS, DISPATCH),
@@ -609,6 +682,7 @@ GROUPS = [
     ("alignment", ALIGNMENT_TESTS, ALIGNMENT),
     ("prefix", PREFIX_TESTS, PREFIX),
     ("fresh", FRESH_TESTS, FRESH),
+    ("nhd", NHD_TESTS, NHD),
 ]
 
 

@@ -241,29 +241,40 @@ def check_decode(c: Compiler, dtypes) -> None:
 
 
 def check_paged_prefill(c: Compiler, dtypes) -> None:
-    """paged_prefill_aligned (ROCM_ATTN's x-packed layout)."""
+    """paged_prefill_aligned on ROCM_ATTN's x-packed layout, and on the NHD
+    layout at the serving head shapes where the tree's kernel reads it."""
     import torch
 
     from vllm.v1.attention.ops import triton_paged_prefill_aligned as ppa
 
     if hasattr(ppa, "_current_target"):
         ppa._current_target = lambda device: c.gpu_target
+    reads_nhd = "NHD" in (ppa.__doc__ or "")
     for dtype in dtypes[:1]:
         for hq, hk, hs in ((24, 4, 256), (32, 8, 128), (16, 16, 64)):
             page = 832
             x = 16 // dtype.itemsize
-            k = torch.empty((2, hk, hs // x, page, x), dtype=dtype)
-            v = torch.empty((2, hk, hs, page), dtype=dtype)
+            layouts = {
+                "rocm": (
+                    torch.empty((2, hk, hs // x, page, x), dtype=dtype),
+                    torch.empty((2, hk, hs, page), dtype=dtype),
+                )
+            }
+            if reads_nhd and hs >= 128:
+                layouts["nhd"] = torch.empty((2, 2, page, hk, hs), dtype=dtype).unbind(1)
             q = torch.empty((4096, hq, hs), dtype=dtype)
             table = torch.zeros((1, 40), dtype=torch.int32)
             lens = torch.full((1,), 16384, dtype=torch.int32)
-            c.case = f"prefill {hq}/{hk}/{hs} {str(dtype)[6:]}"
-            params = ppa.paged_prefill_aligned.__code__.co_varnames
-            if "query_start_loc" in params:
-                start = torch.tensor([0, 4096], dtype=torch.int32)
-                ppa.paged_prefill_aligned(q, k, v, q.clone(), start, lens, table, 4096, 0.1)
-            else:
-                ppa.paged_prefill_aligned(q, k, v, q.clone(), table, lens, 0.1)
+            for layout, (k, v) in layouts.items():
+                c.case = f"prefill {hq}/{hk}/{hs} {str(dtype)[6:]}"
+                if layout == "nhd":
+                    c.case += " nhd"
+                params = ppa.paged_prefill_aligned.__code__.co_varnames
+                if "query_start_loc" in params:
+                    start = torch.tensor([0, 4096], dtype=torch.int32)
+                    ppa.paged_prefill_aligned(q, k, v, q.clone(), start, lens, table, 4096, 0.1)
+                else:
+                    ppa.paged_prefill_aligned(q, k, v, q.clone(), table, lens, 0.1)
 
 
 def check_prefix_prefill(c: Compiler, dtypes) -> None:

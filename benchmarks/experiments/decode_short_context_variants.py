@@ -266,6 +266,71 @@ _EMPTY_EXIT = [
     ('    live = m_s > float("-inf")\n', ""),
 ]
 
+
+# ROCM_ATTN's x-packed K loaded as [pieces, DIM_PIECE, tile] (session 8,
+# decode_xpacked_k_load.py says why).
+def _pieces(dim_piece: int):
+    return [
+        # Q as [pieces, heads, DIM_PIECE] and the 3-D K^T offsets.
+        (
+            "    k_dim_offs = (offs_d // X) * stride_k_dim_hi + offs_d % X\n",
+            "    if X > 1:\n"
+            "        NUM_PIECES: tl.constexpr = HEAD_SIZE_PADDED // DIM_PIECE\n"
+            "        offs_p = tl.arange(0, NUM_PIECES)\n"
+            "        offs_i = tl.arange(0, DIM_PIECE)\n"
+            "        d3 = offs_p[:, None, None] * DIM_PIECE + offs_i[None, :, None]\n"
+            "        k_dim_offs = (d3 // X) * stride_k_dim_hi + d3 % X\n"
+            "        k_dim_mask = d3 < HEAD_SIZE\n"
+            "        qd = offs_p[:, None, None] * DIM_PIECE + offs_i[None, None, :]\n"
+            "        q = tl.load(\n"
+            "            q_ptr + seq_idx.to(tl.int64) * stride_q_seq\n"
+            "            + query_heads[None, :, None] * stride_q_head + qd,\n"
+            "            mask=head_mask[None, :, None] & (qd < HEAD_SIZE), other=0.0,\n"
+            "        )\n"
+            "    else:\n"
+            "        k_dim_offs = ((offs_d // X) * stride_k_dim_hi + offs_d % X)[:, None]\n"
+            "        k_dim_mask = dim_mask[:, None]\n",
+        ),
+        (
+            "    k = tl.load(\n"
+            "        k_page_ptr + k_dim_offs[:, None] + page_offs[None, :] * stride_k_tok,\n"
+            "        mask=dim_mask[:, None] & tok_mask[None, :],\n",
+            "    k = tl.load(\n"
+            "        k_page_ptr + k_dim_offs + page_offs[None, :] * stride_k_tok,\n"
+            "        mask=k_dim_mask & tok_mask[None, :],\n",
+        ),
+        (
+            "    s = tl.dot(q, k, input_precision=DOT_PRECISION) * qk_scale\n",
+            "    if X > 1:\n"
+            "        s = tl.sum(tl.dot(q, k, input_precision=DOT_PRECISION), axis=0) * qk_scale\n"
+            "    else:\n"
+            "        s = tl.dot(q, k, input_precision=DOT_PRECISION) * qk_scale\n",
+        ),
+        # _attend_tile's signature and its two calls.
+        (
+            "    k_dim_offs,\n    v_dim_offs,\n    dim_mask,\n    qk_scale,\n"
+            "    stride_k_tok: tl.constexpr,\n",
+            "    k_dim_offs,\n    k_dim_mask,\n    v_dim_offs,\n    dim_mask,\n    qk_scale,\n"
+            "    X: tl.constexpr,\n    stride_k_tok: tl.constexpr,\n",
+        ),
+        lambda src: src.replace(
+            "            k_dim_offs,\n            v_dim_offs,\n            dim_mask,\n"
+            "            qk_scale,\n",
+            "            k_dim_offs,\n            k_dim_mask,\n            v_dim_offs,\n"
+            "            dim_mask,\n            qk_scale,\n            X,\n",
+        ),
+        (
+            "    X: tl.constexpr,  # K packing factor along the head dim (1: unpacked)\n",
+            "    X: tl.constexpr,  # K packing factor along the head dim (1: unpacked)\n"
+            "    DIM_PIECE: tl.constexpr,\n",
+        ),
+        (
+            "        X=x,\n",
+            f"        X=x,\n        DIM_PIECE=min({dim_piece}, head_size_padded),\n",
+        ),
+    ]
+
+
 EDITS = {
     "base": [],
     "noreduce": [_NOREDUCE],
@@ -288,6 +353,9 @@ EDITS = {
     "h128_t32s2": [_tile(32, 2, 256)],
     "h128_t64s3": [_tile(64, 3, 256)],
     "empty_exit": _EMPTY_EXIT,
+    "k3d32": _pieces(32),
+    "k3d64": _pieces(64),
+    "k3d128": _pieces(128),
 }
 
 

@@ -16,6 +16,10 @@ For every page, head shape, batch and KV length (points that do not fit the
                the HIP kernel paged_attention_rocm instead (use_rocm_custom_paged_
                attention), which cannot be timed here: those points are marked
                "hip_kernel_on_rocm" and a route must never take them.
+  layout "rocm_nhd" (ROCM_ATTN's bound cache [blocks, 2, page, kv_heads * hs] read
+      as K and V [blocks, page, kv_heads, hs], as its paged-prefill layers keep it):
+      op       the same op on this layout
+      today    unified_attention (what such a layer runs outside the op)
 
 Timing: a CUDA graph of up to 16 calls, each on its own random block table
 over a cache of at least 2 GiB (so a call finds little of its data in the
@@ -131,6 +135,11 @@ class Group:
             self.kv = torch.empty((nblocks, page, self.hk, 2 * self.hs), dtype=dtype, device=device)
             self.kv.normal_(generator=gen)
             self.k, self.v = self.kv.split(self.hs, dim=-1)
+        elif layout == "rocm_nhd":
+            # ROCM_ATTN's bound cache read as NHD (its paged-prefill layers).
+            self.kv = torch.empty((nblocks, 2, page, self.hk, self.hs), dtype=dtype, device=device)
+            self.kv.normal_(generator=gen)
+            self.k, self.v = self.kv.unbind(1)
         else:
             x = 16 // dtype.itemsize
             self.k = torch.empty(
@@ -178,7 +187,7 @@ class Group:
                 q, self.k, self.v, out, table, seq_lens, self.scale, workspace=self.workspace
             )
         cu_q = torch.arange(batch + 1, dtype=torch.int32, device=self.device)
-        if self.layout == "triton":
+        if self.layout in ("triton", "rocm_nhd"):
             descale = self.ones.expand((batch, self.hk))
             return lambda: self.ops.unified(
                 q=q, k=self.k, v=self.v, out=out, cu_seqlens_q=cu_q, max_seqlen_q=1,
@@ -205,7 +214,7 @@ class Group:
         outs = []
         for i in range(rows):
             blocks = table[i, :pages].long()
-            if self.layout == "triton":
+            if self.layout in ("triton", "rocm_nhd"):
                 k = self.k[blocks].flatten(0, 1)[:seq_len].float()
                 v = self.v[blocks].flatten(0, 1)[:seq_len].float()
             else:
@@ -464,7 +473,7 @@ def plot(result: dict, path: str) -> None:
             ax.set_xticks(
                 range(len(cols)), [f"{b}x{s // 1024}K" for b, s in cols], fontsize=5, rotation=90
             )
-            today = "unified_attention" if layout == "triton" else "chunked_prefill_paged_decode"
+            today = "chunked_prefill_paged_decode" if layout == "rocm" else "unified_attention"
             ax.set_title(f"{layout} layout, {h[0]}q/{h[1]}kv/{h[2]}: op / {today}", fontsize=8)
     fig.colorbar(im, ax=axes, shrink=0.5, label="time ratio (blue: op faster)")
     fig.savefig(path, dpi=110)

@@ -10,6 +10,10 @@ bf16, random data):
                    (vllm/v1/attention/ops/triton_paged_prefill_aligned.py)
                    on ROCM_ATTN's split, x-packed layout; only for pages
                    that are multiples of 64 (832, 1024)
+  aligned_triton_nhd  the same kernel on the NHD layout of ROCM_ATTN's
+                   bound cache ([blocks, 2, page, kv_heads * head] viewed as
+                   K and V [blocks, page, kv_heads, head]), where the tree's
+                   kernel reads it
   rocm_attn_prefix ROCM_ATTN's current prefill, context_attention_fwd
                    (ops/prefix_prefill.py) on the same layout, new K/V
                    passed separately, as chunked_prefill_paged_decode does
@@ -180,6 +184,13 @@ class Case:
         )
         vc[idx] = v_pages.permute(0, 2, 3, 1)
         self.rocm_k, self.rocm_v = kc, vc
+        # ROCM_ATTN's bound cache read as NHD: K and V of a block side by side.
+        kvn = torch.full(
+            (num_blocks, 2, page, NUM_KV_HEADS, HEAD_SIZE), nan, dtype=DTYPE, device=dev
+        )
+        kvn[idx, 0] = k_pages
+        kvn[idx, 1] = v_pages
+        self.nhd_k, self.nhd_v = kvn.unbind(1)
         self.new_k = self.key[context:]
         self.new_v = self.value[context:]
 
@@ -206,10 +217,10 @@ class Case:
         return rows, out
 
 
-def run_aligned(case: Case, out: torch.Tensor, config: dict | None):
-    """The aligned kernel on the case's one sequence; a config (block_m,
-    block_n, num_warps, num_stages) replaces the module's launch-config
-    choice, as the kernel's tests do."""
+def run_aligned(case: Case, out: torch.Tensor, config: dict | None, nhd: bool = False):
+    """The aligned kernel on the case's one sequence (ROCM_ATTN's x-packed
+    layout, or NHD); a config (block_m, block_n, num_warps, num_stages)
+    replaces the module's launch-config choice, as the kernel's tests do."""
     from vllm.v1.attention.ops import triton_paged_prefill_aligned as ppa
 
     if not hasattr(run_aligned, "default"):
@@ -220,10 +231,16 @@ def run_aligned(case: Case, out: torch.Tensor, config: dict | None):
         ppa._launch_config = lambda target, head_size, dtype: choice
     start = torch.tensor([0, case.query.shape[0]], dtype=torch.int32, device="cuda")
     table = case.block_table.reshape(1, -1).to(torch.int32).contiguous()
+    k, v = (case.nhd_k, case.nhd_v) if nhd else (case.rocm_k, case.rocm_v)
     return lambda: ppa.paged_prefill_aligned(
-        case.query, case.rocm_k, case.rocm_v, out, start, case.seq_lens, table,
-        case.query.shape[0], case.scale,
+        case.query, k, v, out, start, case.seq_lens, table, case.query.shape[0], case.scale,
     )  # fmt: skip
+
+
+def reads_nhd() -> bool:
+    from vllm.v1.attention.ops import triton_paged_prefill_aligned as ppa
+
+    return "NHD" in (ppa.__doc__ or "")
 
 
 def run_rocm_prefix(case: Case, out: torch.Tensor):
@@ -470,6 +487,8 @@ def main(argv: list[str] | None = None) -> int:
                 methods = []
                 if page % 64 == 0 and "aligned_triton" not in skip:
                     methods.append(("aligned_triton", run_aligned(case, out, config)))
+                if page % 64 == 0 and "aligned_triton_nhd" not in skip and reads_nhd():
+                    methods.append(("aligned_triton_nhd", run_aligned(case, out, config, True)))
                 if "rocm_attn_prefix" not in skip and page in baseline_pages:
                     methods.append(("rocm_attn_prefix", run_rocm_prefix(case, out)))
                 if "unified" not in skip and page in baseline_pages:
