@@ -12,7 +12,8 @@ page-contiguous decode op), prefill (the page-aligned Triton paged prefill
 kernel and the prefill fallback predicate), vendor (the DCU FlashAttention
 call builder), alignment (the hybrid page alignment), prefix (prefix
 prefill's block-table bound), fresh (session 7's set, all files) and nhd
-(session 8: the NHD layout of Triton paged-prefill layers).
+(session 8: the NHD layout of Triton paged-prefill layers) and fresh8
+(session 8's held-out set, all files).
 N: only these bugs (numbered over all groups).
 --tree/--python default to the base's fork tree and venv under .fork/.
 
@@ -41,7 +42,10 @@ routing by query heads per KV head, AITER's interleaved V cache, non-causal
 batches, soft cap and ALiBi from the model config, page 16 at a block-table
 row end); each fails with its bug: 22 of 22 (89 has no old text in v0.29.0,
 which has no interleaved V cache).
-Session 8 wrote group nhd (97-106) with the change it tests.
+Session 8 wrote group nhd (97-106) with the change it tests: 10 of 10 on
+v0.33.0; a helper that had not read the tests wrote group fresh8 (107-130):
+23 of 24 caught at first by the whole test files (96%); the survivor (116)
+has a test now.
 """
 
 import argparse
@@ -673,6 +677,172 @@ NHD = [
 ]
 
 
+# Session 8: a fresh set by a helper that had not read the tests (24 bugs over
+# every series file, NHD code included), run against the whole test files of
+# each code file: 23 of 24 caught at first; the survivor (the NHD density
+# check no longer looking at V) is caught by the strided-V case added to
+# test_paged_prefill_aligned_rejects_misread_nhd_layouts.
+FRESH8_TESTS = [
+    "tests/kernels/attention/test_rocm_attn_mixed_batches.py",
+    "tests/v1/attention/test_rocm_attn_page_contiguous_decode.py",
+    "tests/v1/attention/test_triton_attn_page_contiguous_decode.py",
+    "tests/kernels/attention/test_triton_paged_prefill_aligned.py",
+    "tests/kernels/attention/test_rocm_vendor_paged_prefill.py",
+    "tests/v1/attention/test_rocm_paged_prefill_page_alignment.py",
+    "tests/kernels/attention/test_decode_page_contiguous.py",
+    "tests/kernels/attention/test_prefix_prefill.py::test_context_attention_fwd_matches_paged_reference",
+    "tests/kernels/attention/test_prefix_prefill.py::test_context_attention_fwd_block_table_row_end",
+]
+FRESH8 = [
+    # 1: vendor limit off by one: a prefill chunk of exactly 4096 tokens falls back ("more than 4096 tokens").
+    (
+        R,
+        "        if max_query_len > VENDOR_PREFILL_MAX_TOKENS:\n",
+        "        if max_query_len >= VENDOR_PREFILL_MAX_TOKENS:\n",
+    ),
+    # 2: NHD layout rule: Triton-provider layers with a page of exactly min_page (256) keep the x-packed layout.
+    (
+        R,
+        "                and block_size >= capability.min_page\n",
+        "                and block_size > capability.min_page\n",
+    ),
+    # 3: NHD cache writer asks the layout rule with kv_cache.shape[1] (== 2, the K/V axis) instead of the page:
+    #    Triton-provider layers write x-packed while forward reads NHD (garbage attention).
+    (
+        R,
+        "        if self._uses_nhd_kv_cache(key.dtype, kv_cache.shape[2]):\n",
+        "        if self._uses_nhd_kv_cache(key.dtype, kv_cache.shape[1]):\n",
+    ),
+    # 4: _forward_nhd_kv_cache, decode rows sent to unified_attention after the provider: cu_seqlens slice
+    #    one short, so the last decode row is never computed (mixed batch, decode op not faster, e.g. head 64 / GQA > 8).
+    (
+        R,
+        "            cu_seqlens_q = cu_seqlens_q[: num_decodes + 1]\n",
+        "            cu_seqlens_q = cu_seqlens_q[:num_decodes]\n",
+    ),
+    # 5: _forward_nhd_kv_cache passes V as K and K as V to the paged prefill provider: wrong prefill rows
+    #    whenever a provider serves the prefill.
+    (
+        R,
+        "                prefill_provider, query, key_cache, value_cache, attn_metadata, output\n",
+        "                prefill_provider, query, value_cache, key_cache, attn_metadata, output\n",
+    ),
+    # 6: _forward_paged_prefill forgets to skip the decode rows of the block table: prefill sequences of a
+    #    mixed batch read the decode requests' pages (Triton: shifted rows; vendor: row 0).
+    (
+        R,
+        "        block_table = attn_metadata.block_table[first:]\n",
+        "        block_table = attn_metadata.block_table\n",
+    ),
+    # 7: vendor call gets absolute query_start_loc (not rebased to the sliced query) when the batch has decodes.
+    (R, "                query_start_loc[:2] - first,\n", "                query_start_loc[:2],\n"),
+    # 8: x-packed mixed batch: prefill cu_seqlens rebased to 0 although chunked_prefill_paged_decode gets
+    #    the whole (absolute-row) query, so prefill rows read/write the decode rows' positions.
+    (
+        R,
+        "            cu_seqlens_q = cu_seqlens_q[num_decodes:]\n",
+        "            cu_seqlens_q = cu_seqlens_q[num_decodes:] - num_decodes\n",
+    ),
+    # 9: NHD branch: V head/dim/token strides taken in the wrong order (STRIDE_V_DIM = page-token stride,
+    #    STRIDE_V_TOK = 1): wrong output for every NHD call.
+    (
+        A,
+        "        v_strides = (sv[0], sv[2], sv[3], sv[1])\n",
+        "        v_strides = (sv[0], sv[2], sv[1], sv[3])\n",
+    ),
+    # 10: NHD branch density check drops value_cache: a V view with a non-unit last stride is accepted
+    #     instead of raising ValueError (and read as if dense).
+    (
+        A,
+        "        dense = key_cache.stride(3) == 1 and value_cache.stride(3) == 1\n",
+        "        dense = key_cache.stride(3) == 1\n",
+    ),
+    # 11: diag range one short: the last row of a query tile loses its own (diagonal) key when
+    #     context_len % BLOCK_N == 1 (tile starting at that key is skipped).
+    (
+        A,
+        "    diag_end = tl.minimum(context_len + m_start + BLOCK_M, seq_len)\n",
+        "    diag_end = tl.minimum(context_len + m_start + BLOCK_M - 1, seq_len)\n",
+    ),
+    # 12: masked K/V loads read one token past seq_len: NaN in an unused page tail poisons the output
+    #     (0 * NaN in p @ V).
+    (
+        A,
+        "                kv_valid = (start_n + offs_n) < seq_len\n",
+        "                kv_valid = (start_n + offs_n) <= seq_len\n",
+    ),
+    # 13: grid floors max_query_len / BLOCK_M: the first query tile of the longest chunk is never run
+    #     (chunk length not a multiple of BLOCK_M; no program at all if shorter than BLOCK_M).
+    (
+        A,
+        "    grid = (num_heads, num_seqs, triton.cdiv(max_query_len, block_m))\n",
+        "    grid = (num_heads, num_seqs, max_query_len // block_m)\n",
+    ),
+    # 14: routing predicate off by one: GQA groups of exactly 8 query heads per KV head no longer routed.
+    (
+        D,
+        "        and 1 <= num_queries_per_kv <= _ROUTED_MAX_QUERIES_PER_KV\n",
+        "        and 1 <= num_queries_per_kv < _ROUTED_MAX_QUERIES_PER_KV\n",
+    ),
+    # 15: split ranges overlap: split num_longer gets an extra tile that the next split also covers,
+    #     double counting it (split batches with num_tiles % num_splits != 0).
+    (
+        D,
+        "    tile_end = tile_start + min_tiles + (split_idx < num_longer).to(tl.int32)\n",
+        "    tile_end = tile_start + min_tiles + (split_idx <= num_longer).to(tl.int32)\n",
+    ),
+    # 16: _tile_count: last page computed from seq_len, not seq_len - 1: sequences whose length is a
+    #     multiple of the page skip their last tile (and read one block-table entry past the end).
+    (
+        D,
+        "    last_page = tl.maximum(seq_len - 1, 0) // PAGE_SIZE\n",
+        "    last_page = seq_len // PAGE_SIZE\n",
+    ),
+    # 17: a split sequence of exactly one tile is treated as multi-tile by the main kernel but skipped
+    #     by the reduce: its output is never written (short sequences in small, split batches).
+    (D, "        single_tile = num_tiles <= 1\n", "        single_tile = num_tiles < 1\n"),
+    # 18: main kernel floors tiles per page (disagreeing with _tile_count): pages not a multiple of the
+    #     tile (e.g. 784 or 544 tokens) map tiles to wrong pages/offsets.
+    (
+        D,
+        "    TILES_PER_PAGE: tl.constexpr = (PAGE_SIZE + TILE_SIZE - 1) // TILE_SIZE\n\n    seq_len = tl.load(seq_lens_ptr + seq_idx)\n",
+        "    TILES_PER_PAGE: tl.constexpr = PAGE_SIZE // TILE_SIZE\n\n    seq_len = tl.load(seq_lens_ptr + seq_idx)\n",
+    ),
+    # 19: capability rejects an explicit kv_cache_dtype="bfloat16" (only "auto" accepted).
+    (
+        A,
+        '    if kv_cache_dtype not in ("auto", "bfloat16"):\n',
+        '    if kv_cache_dtype != "auto":\n',
+    ),
+    # 20: Triton capability forgets min_page: min_page defaults to 0, so pages 64-192 take the
+    #     Triton provider / NHD layout.
+    (A, "            min_page=TRITON_MIN_PAGE,\n", ""),
+    # 21: vendor args reject a block table that exactly holds max_seqlen_k keys (off by one).
+    (
+        V,
+        "    if block_table.shape[1] < math.ceil(max_seqlen_k / page_size):\n",
+        "    if block_table.shape[1] <= math.ceil(max_seqlen_k / page_size):\n",
+    ),
+    # 22: TRITON_ATTN mixed batch: prefill cu_seqlens not rebased after slicing off the decode rows,
+    #     so unified_attention indexes the sliced query/output at absolute rows.
+    (
+        T,
+        "                cu_seqlens_q = cu_seqlens_q[first:] - first\n",
+        "                cu_seqlens_q = cu_seqlens_q[first:]\n",
+    ),
+    # 23: TRITON_ATTN mixed batch: block table not sliced past the decode rows: prefill sequences read
+    #     the decode requests' pages.
+    (T, "                block_table = block_table[first:]\n", ""),
+    # 24: prefix_prefill clamp uses max instead of min: with a page not divisible by BLOCK_SIZE every
+    #     context lane looks up the context's last page (wrong K/V for longer contexts).
+    (
+        F,
+        "        bn_logical = tl.minimum(bn_logical, last_block)\n",
+        "        bn_logical = tl.maximum(bn_logical, last_block)\n",
+    ),
+]
+
+
 # (group, tests, bugs); bugs are numbered over all groups in this order.
 GROUPS = [
     ("dispatch", DISPATCH_TESTS, DISPATCH),
@@ -683,6 +853,7 @@ GROUPS = [
     ("prefix", PREFIX_TESTS, PREFIX),
     ("fresh", FRESH_TESTS, FRESH),
     ("nhd", NHD_TESTS, NHD),
+    ("fresh8", FRESH8_TESTS, FRESH8),
 ]
 
 

@@ -34,7 +34,7 @@ def test_kernels_fit_every_target(base_name: str) -> None:
         [str(python), str(ROOT / "tools" / "triton_targets.py"), "--tree", str(tree)],
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=1800,
     )
     table = "\n".join(line for line in proc.stdout.splitlines() if not line.startswith("W"))
     print(table)
