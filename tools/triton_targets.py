@@ -242,7 +242,8 @@ def check_decode(c: Compiler, dtypes) -> None:
 
 def check_paged_prefill(c: Compiler, dtypes) -> None:
     """paged_prefill_aligned on ROCM_ATTN's x-packed layout, and on the NHD
-    layout at the serving head shapes where the tree's kernel reads it."""
+    layout where the tree's kernel reads it, at every head size the Triton
+    provider serves."""
     import torch
 
     from vllm.v1.attention.ops import triton_paged_prefill_aligned as ppa
@@ -260,7 +261,7 @@ def check_paged_prefill(c: Compiler, dtypes) -> None:
                     torch.empty((2, hk, hs, page), dtype=dtype),
                 )
             }
-            if reads_nhd and hs >= 128:
+            if reads_nhd:
                 layouts["nhd"] = torch.empty((2, 2, page, hk, hs), dtype=dtype).unbind(1)
             q = torch.empty((4096, hq, hs), dtype=dtype)
             table = torch.zeros((1, 40), dtype=torch.int32)

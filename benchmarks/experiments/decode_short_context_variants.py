@@ -26,6 +26,9 @@ replay):
   empty_exit    programs of splits past the sequence's last tile return at
                 once (no Q load, no stores); the reduce takes the live splits
                 from the sequence length instead of their -inf maxima
+  splits2x, splits4x, splits_half
+                the split count from 2x, 4x or 0.5x the resident program
+                slots (more or fewer, shorter or longer splits; session 9)
 
     python3 benchmarks/experiments/decode_short_context_variants.py --vllm-root BUNDLE --out-dir OUT
 
@@ -359,6 +362,26 @@ EDITS = {
 }
 
 
+def _split_slots(num: int, den: int):
+    """The split count from num/den times the resident program slots; the
+    workspace sizing follows."""
+    return [
+        (
+            "    num_splits = (programs_per_cu * num_cus) // programs\n",
+            f"    num_splits = (programs_per_cu * num_cus * {num}) // (programs * {den})\n",
+        ),
+        (
+            "    for num_seqs in range(1, programs_per_cu * num_cus // num_kv_heads + 1):",
+            f"    for num_seqs in range(1, {num} * programs_per_cu * num_cus // num_kv_heads + 1):",
+        ),
+    ]
+
+
+EDITS["splits2x"] = _split_slots(2, 1)
+EDITS["splits4x"] = _split_slots(4, 1)
+EDITS["splits_half"] = _split_slots(1, 2)
+
+
 def parse_args(argv=None):
     p = argparse.ArgumentParser()
     p.add_argument("--vllm-root", required=True)
@@ -502,6 +525,25 @@ def main(argv=None):
         common.log(f"{name:13}: op/today {min(ratios):.3f}-{max(ratios):.3f}, "
                    f"> 1.02: {sum(x > 1.02 for x in ratios)}/{len(ratios)}, max rel_l2 {max(errs):.2e}")  # fmt: skip
     return 0
+
+
+def run_with_ceilings(argv, defaults) -> tuple[int, dict]:
+    """For experiments built on this one: main() with `defaults` ahead of the
+    caller's own options (--vllm-root and --out-dir required), then its
+    result, with the ceilings measured after it; the JSON file is removed."""
+    p = argparse.ArgumentParser()
+    p.add_argument("--vllm-root", required=True)
+    p.add_argument("--out-dir", default=".")
+    args, rest = p.parse_known_args(argv)
+    rc = main(["--vllm-root", args.vllm_root, "--out-dir", args.out_dir, *defaults, *rest])
+    common.use_vllm_root(args.vllm_root)
+    src = os.path.join(args.out_dir, "decode_short_context_variants.json")
+    with open(src) as f:
+        result = json.load(f)
+    os.remove(src)
+    result["ceilings"] = common.ceilings()
+    result["out_dir"] = args.out_dir
+    return rc, result
 
 
 if __name__ == "__main__":

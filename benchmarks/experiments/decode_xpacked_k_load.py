@@ -24,7 +24,6 @@ Writes OUT/decode_xpacked_k_load.json.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -38,25 +37,13 @@ import decode_short_context_variants as short  # noqa: E402
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser()
-    p.add_argument("--vllm-root", required=True)
-    p.add_argument("--out-dir", default=".")
-    args, rest = p.parse_known_args(argv)
     defaults = [
         "--groups", "rocm:24/4/256:832,rocm:16/2/256:832,rocm:32/8/128:832,rocm:24/4/256:544",
         "--batches", "1,4,16,64", "--seq-lens", "1024,4096,16384,32768",
         "--max-tokens", str(1 << 21), "--variants", "base,k3d32,k3d64,k3d128",
     ]  # fmt: skip
-    short_argv = ["--vllm-root", args.vllm_root, "--out-dir", args.out_dir, *defaults, *rest]
-    rc = short.main(short_argv)
-    common.use_vllm_root(args.vllm_root)
-    ceil = common.ceilings()
-    read_bw = ceil["read_bandwidth_TBps"] * 1e12
-    src = os.path.join(args.out_dir, "decode_short_context_variants.json")
-    with open(src) as f:
-        result = json.load(f)
-    os.remove(src)
-    result["ceilings"] = ceil
+    rc, result = short.run_with_ceilings(argv, defaults)
+    read_bw = result["ceilings"]["read_bandwidth_TBps"] * 1e12
     for row in result["points"]:
         nbytes = row["batch"] * row["seq_len"] * sweep.kv_bytes_per_token(row["heads"], "bfloat16")
         row["bytes"] = nbytes
@@ -66,7 +53,7 @@ def main(argv=None):
             f"{row['heads']} p{row['page']} B={row['batch']} L={row['seq_len']}: "
             + " ".join(f"{n} {row[f'{n}_pct_read']:5.1f}%" for n in result["variants"])
         )
-    with open(os.path.join(args.out_dir, "decode_xpacked_k_load.json"), "w") as f:
+    with open(os.path.join(result.pop("out_dir"), "decode_xpacked_k_load.json"), "w") as f:
         json.dump(result, f, indent=1)
     return rc
 
