@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
 """paged_prefill_aligned's sm_90 tile configs on the NHD layout (session 9, issue 14).
 
-The sm_90 table was timed at head 256 on the x-packed layout only. This
-times the kernel's default and a set of candidate (BLOCK_M, BLOCK_N,
-warps, stages) configs on the NHD layout (--layouts: and/or x-packed), one q=4096 chunk after 12288
-cached tokens at page 832, for each head shape, with the default on the
-x-packed layout alongside; bench_prefill_paged.py's case, fp32 reference
-rows and timing. Configs that do not compile or launch are recorded with
-their error.
+The sm_90 table was timed at head 256 on the x-packed layout only. For each
+head shape this times, on one q=4096 chunk after 12288 cached tokens at page
+832, the kernel's default config on both layouts and a set of candidate
+(BLOCK_M, BLOCK_N, warps, stages) configs on the layouts --layouts names
+(NHD by default), with bench_prefill_paged.py's case, fp32 reference rows
+and timing. Configs that do not compile or launch are recorded with their
+error.
 
     python3 benchmarks/experiments/sweep_prefill_nhd_configs.py --out OUT
 
@@ -24,6 +24,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "kernels"))
 import bench_prefill_paged as P  # noqa: E402
 import torch  # noqa: E402
 
+SHOWN = ("heads", "layout", "config", "ms", "tflops", "rel_l2_vs_fp32", "error")
 CANDIDATES = [
     (128, 32, 8, 3), (128, 32, 8, 2), (128, 64, 8, 3), (128, 64, 8, 2),
     (64, 32, 8, 3), (64, 64, 8, 3), (64, 32, 4, 3), (64, 64, 4, 3),
@@ -45,15 +46,9 @@ def main(argv=None) -> int:
         out = torch.empty_like(case.query)
         ref = case.reference_rows(64)
         runs = [("default", None, False), ("default", None, True)]
+        keys = ("block_m", "block_n", "num_warps", "num_stages")
         for layout in args.layouts.split(","):
-            runs += [
-                (
-                    c,
-                    dict(zip(("block_m", "block_n", "num_warps", "num_stages"), c)),
-                    layout == "nhd",
-                )
-                for c in CANDIDATES
-            ]
+            runs += [(c, dict(zip(keys, c)), layout == "nhd") for c in CANDIDATES]
         for label, cfg, nhd in runs:
             try:
                 fn = P.run_aligned(case, out, cfg, nhd=nhd)
@@ -64,23 +59,7 @@ def main(argv=None) -> int:
                 row = {"heads": heads, "error": f"{type(e).__name__}: {str(e)[:200]}"}
             row["config"] = label if label == "default" else list(label)
             row["layout"] = "nhd" if nhd else "x-packed"
-            print(
-                json.dumps(
-                    {
-                        k: row.get(k)
-                        for k in (
-                            "heads",
-                            "layout",
-                            "config",
-                            "ms",
-                            "tflops",
-                            "rel_l2_vs_fp32",
-                            "error",
-                        )
-                    }
-                ),
-                flush=True,
-            )
+            print(json.dumps({k: row.get(k) for k in SHOWN}), flush=True)
             result["rows"].append(row)
         P.run_aligned(case, out, None)  # restore the module's launch config
         del case, out
