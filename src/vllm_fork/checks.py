@@ -9,6 +9,7 @@ import re
 import shlex
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -336,8 +337,9 @@ def gate(base: Base, tree: Path, python: Path, log) -> list[str]:
         runs.append((hook["id"], argv))
     findings = []
     for name, argv in runs:
-        log(f"  gate: {name}")
+        start = time.monotonic()
         proc = subprocess.run(argv, cwd=tree, env=env, capture_output=True, text=True)
+        log(f"  gate: {name} ({time.monotonic() - start:.0f} s)")
         if proc.returncode == 0:
             continue
         out = (proc.stdout + proc.stderr).strip()
@@ -360,7 +362,7 @@ def new_mypy_errors(base: Base, tree: Path, argv: list[str], env: dict[str, str]
     if not errors:
         return out
     files = sorted({m["file"] for m in errors})
-    log("  gate: mypy at the base, for errors the series did not add")
+    start = time.monotonic()
     with checked_out(tree, base.tag):
         present = [f for f in files if (tree / f).exists()]
         base_out = ""
@@ -368,6 +370,8 @@ def new_mypy_errors(base: Base, tree: Path, argv: list[str], env: dict[str, str]
             script = [a for a in argv if not a.endswith(".py") or "tools/pre_commit" in a]
             proc = subprocess.run(script + present, cwd=tree, env=env, capture_output=True, text=True)
             base_out = proc.stdout + proc.stderr
+    took = time.monotonic() - start
+    log(f"  gate: mypy at the base, for errors the series did not add ({took:.0f} s)")
     known = {(m["file"], m["msg"]) for m in map(MYPY_ERROR_RE.match, base_out.splitlines()) if m}
     new = [m.group(0) for m in errors if (m["file"], m["msg"]) not in known]
     if not new:
