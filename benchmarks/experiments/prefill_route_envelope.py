@@ -48,26 +48,28 @@ def _parse_candidates(text: str) -> dict[int, tuple[int, ...]]:
     return out
 
 
+def _point_key(row: dict) -> tuple:
+    return (row["heads"], row["page"], row["q"], row["context"])
+
+
 def _summary(rows: list[dict]) -> dict:
-    base = {
-        (r["heads"], r["page"], r["q"], r["context"]): r["ms"]
-        for r in rows
-        if r.get("method") == "rocm_attn_prefix"
-    }
+    """Over the timed rows: each method's largest ratio to rocm_attn_prefix,
+    and each candidate's ratio range to the default config on its layout."""
+    base = {_point_key(r): r["ms"] for r in rows if r["method"] == "rocm_attn_prefix"}
     default = {
-        (r["heads"], r["page"], r["q"], r["context"], r["method"].endswith("_nhd")): r["ms"]
+        (*_point_key(r), r["method"].endswith("_nhd")): r["ms"]
         for r in rows
-        if r.get("method", "").startswith("aligned_triton")
+        if r["method"].startswith("aligned_triton")
     }
     vs_prefix: dict[str, list[float]] = {}
     vs_default: dict[str, list[float]] = {}
     for r in rows:
-        key = (r["heads"], r["page"], r["q"], r["context"])
-        if "ms" not in r or r["method"] == "rocm_attn_prefix" or key not in base:
+        key = _point_key(r)
+        if r["method"] == "rocm_attn_prefix" or key not in base:
             continue
         vs_prefix.setdefault(r["method"], []).append(r["ms"] / base[key])
-        if r["method"].startswith("candidate"):
-            d = default[(*key, r["method"].endswith("_nhd"))]
+        d = default.get((*key, r["method"].endswith("_nhd")))
+        if r["method"].startswith("candidate") and d:
             vs_default.setdefault(f"{r['method']} {r['heads']}", []).append(r["ms"] / d)
     return {
         "max_ratio_to_rocm_attn_prefix": {m: max(v) for m, v in vs_prefix.items()},
@@ -82,21 +84,14 @@ def _plot(result: dict, path: str) -> None:
     import matplotlib.pyplot as plt
 
     rows = [r for r in result["rows"] if "ms" in r]
-    base = {
-        (r["heads"], r["page"], r["q"], r["context"]): r["ms"]
-        for r in rows
-        if r["method"] == "rocm_attn_prefix"
-    }
+    base = {_point_key(r): r["ms"] for r in rows if r["method"] == "rocm_attn_prefix"}
     methods = sorted({r["method"] for r in rows} - {"rocm_attn_prefix"})
     fig, ax = plt.subplots(figsize=(10, 5))
     for i, m in enumerate(methods):
         pts = [
-            (
-                r["q"] * (1.0 + 0.04 * i),
-                r["ms"] / base[(r["heads"], r["page"], r["q"], r["context"])],
-            )
+            (r["q"] * (1.0 + 0.04 * i), r["ms"] / base[_point_key(r)])
             for r in rows
-            if r["method"] == m
+            if r["method"] == m and _point_key(r) in base
         ]
         ax.scatter(*zip(*pts), s=12, label=m)
     ax.axhline(1.0, color="k", lw=0.8)
