@@ -29,6 +29,9 @@ replay):
   splits2x, splits4x, splits_half
                 the split count from 2x, 4x or 0.5x the resident program
                 slots (more or fewer, shorter or longer splits; session 9)
+  xv_contig, xk_contig, xkv_contig, v_trans, x_t*, k_tok*, wave_splits
+                ROCM_ATTN's x-packed K/V reads and splits past one wave of
+                programs (session 11; decode_xpacked_v_layout.py)
 
     python3 benchmarks/experiments/decode_short_context_variants.py --vllm-root BUNDLE --out-dir OUT
 
@@ -270,6 +273,23 @@ _EMPTY_EXIT = [
 ]
 
 
+# _attend_tile takes a K mask and X too: its signature and its two calls.
+_ATTEND_K_MASK_AND_X = [
+    (
+        "    k_dim_offs,\n    v_dim_offs,\n    dim_mask,\n    qk_scale,\n"
+        "    stride_k_tok: tl.constexpr,\n",
+        "    k_dim_offs,\n    k_dim_mask,\n    v_dim_offs,\n    dim_mask,\n    qk_scale,\n"
+        "    X: tl.constexpr,\n    stride_k_tok: tl.constexpr,\n",
+    ),
+    lambda src: src.replace(
+        "            k_dim_offs,\n            v_dim_offs,\n            dim_mask,\n"
+        "            qk_scale,\n",
+        "            k_dim_offs,\n            k_dim_mask,\n            v_dim_offs,\n"
+        "            dim_mask,\n            qk_scale,\n            X,\n",
+    ),
+]
+
+
 # ROCM_ATTN's x-packed K loaded as [pieces, DIM_PIECE, tile] (session 8,
 # decode_xpacked_k_load.py says why).
 def _pieces(dim_piece: int):
@@ -309,19 +329,7 @@ def _pieces(dim_piece: int):
             "    else:\n"
             "        s = tl.dot(q, k, input_precision=DOT_PRECISION) * qk_scale\n",
         ),
-        # _attend_tile's signature and its two calls.
-        (
-            "    k_dim_offs,\n    v_dim_offs,\n    dim_mask,\n    qk_scale,\n"
-            "    stride_k_tok: tl.constexpr,\n",
-            "    k_dim_offs,\n    k_dim_mask,\n    v_dim_offs,\n    dim_mask,\n    qk_scale,\n"
-            "    X: tl.constexpr,\n    stride_k_tok: tl.constexpr,\n",
-        ),
-        lambda src: src.replace(
-            "            k_dim_offs,\n            v_dim_offs,\n            dim_mask,\n"
-            "            qk_scale,\n",
-            "            k_dim_offs,\n            k_dim_mask,\n            v_dim_offs,\n"
-            "            dim_mask,\n            qk_scale,\n            X,\n",
-        ),
+        *_ATTEND_K_MASK_AND_X,
         (
             "    X: tl.constexpr,  # K packing factor along the head dim (1: unpacked)\n",
             "    X: tl.constexpr,  # K packing factor along the head dim (1: unpacked)\n"
@@ -377,6 +385,223 @@ def _split_slots(num: int, den: int):
     ]
 
 
+# ROCM_ATTN's x-packed cache (session 11, decode_xpacked_v_layout.py). The
+# *_contig variants read each (block, KV head) region of the x-packed cache
+# as if it held [page, head] rows: the same bytes per page as the op reads,
+# in contiguous 512-byte token rows. Timing only: their outputs are wrong.
+_XV_CONTIG = (
+    "        v_strides = value_cache.stride()\n",
+    "        v_strides = (*value_cache.stride()[:2], 1, head_size)\n",
+)
+_XK_CONTIG = [
+    ("        X=x,\n", "        X=1,\n"),
+    ("        *k_strides[2:4],\n", "        *((1, head_size) if x > 1 else k_strides[2:4]),\n"),
+]
+# V loaded in its stored order [head, tile] and transposed in registers.
+_V_TRANS = (
+    "    v = tl.load(\n"
+    "        v_page_ptr + page_offs[:, None] * stride_v_tok + v_dim_offs[None, :],\n"
+    "        mask=tok_mask[:, None] & dim_mask[None, :],\n"
+    "        other=0.0,\n"
+    "    )\n",
+    "    v = tl.trans(\n"
+    "        tl.load(\n"
+    "            v_page_ptr + v_dim_offs[:, None] + page_offs[None, :] * stride_v_tok,\n"
+    "            mask=dim_mask[:, None] & tok_mask[None, :],\n"
+    "            other=0.0,\n"
+    "        )\n"
+    "    )\n",
+)
+
+
+def _xpacked_config(tile: int, warps: int, stages: int, per_cu: int):
+    """sm_90's config on the x-packed layout, every head size."""
+    return (
+        "    return _LaunchConfig(tile, warps, stages, per_cu[key[0]])\n",
+        f"    if x_packed and target is not None and target.backend == 'cuda':\n"
+        f"        return _LaunchConfig({tile}, {warps}, {stages}, {per_cu})\n"
+        "    return _LaunchConfig(tile, warps, stages, per_cu[key[0]])\n",
+    )
+
+
+def _k_lanes_on_tokens(permute: bool):
+    """x-packed K loaded so that a warp's lanes sit on consecutive tokens
+    (16 B each: 512 contiguous bytes per load instruction) instead of on the
+    head_size // 8 16-byte pieces of one token (a page apart), then reshaped
+    to K^T [head, tile]. As [head // 8, 8, tile] (Triton orders equal
+    contiguities last-dim first, so lanes go to the tile), or, if permute,
+    as [head // 8, tile, 8] permuted to that."""
+    if permute:
+        offs3 = "offs_c[:, None, None] * stride_k_dim_hi + offs_x[None, None, :]"
+        mask3 = "(offs_c[:, None, None] * X + offs_x[None, None, :]) < HEAD_SIZE"
+        load = (
+            "        k = tl.load(\n"
+            "            k_page_ptr + k_dim_offs + page_offs[None, :, None] * stride_k_tok,\n"
+            "            mask=k_dim_mask & tok_mask[None, :, None],\n"
+            "            other=0.0,\n"
+            "        )\n"
+            "        k = tl.reshape(tl.permute(k, (0, 2, 1)), (q.shape[1], page_offs.shape[0]))\n"
+        )
+    else:
+        offs3 = "offs_c[:, None, None] * stride_k_dim_hi + offs_x[None, :, None]"
+        mask3 = "(offs_c[:, None, None] * X + offs_x[None, :, None]) < HEAD_SIZE"
+        load = (
+            "        k = tl.load(\n"
+            "            k_page_ptr + k_dim_offs + page_offs[None, None, :] * stride_k_tok,\n"
+            "            mask=k_dim_mask & tok_mask[None, None, :],\n"
+            "            other=0.0,\n"
+            "        )\n"
+            "        k = tl.reshape(k, (q.shape[1], page_offs.shape[0]))\n"
+        )
+    return [
+        (
+            "    k_dim_offs = (offs_d // X) * stride_k_dim_hi + offs_d % X\n",
+            "    if X > 1:\n"
+            "        offs_c = tl.arange(0, HEAD_SIZE_PADDED // X)\n"
+            "        offs_x = tl.arange(0, X)\n"
+            f"        k_dim_offs = {offs3}\n"
+            f"        k_dim_mask = {mask3}\n"
+            "    else:\n"
+            "        k_dim_offs = (offs_d * stride_k_dim_hi)[:, None]\n"
+            "        k_dim_mask = dim_mask[:, None]\n",
+        ),
+        (
+            "    k = tl.load(\n"
+            "        k_page_ptr + k_dim_offs[:, None] + page_offs[None, :] * stride_k_tok,\n"
+            "        mask=dim_mask[:, None] & tok_mask[None, :],\n"
+            "        other=0.0,\n"
+            "    )\n",
+            "    if X > 1:\n" + load + "    else:\n"
+            "        k = tl.load(\n"
+            "            k_page_ptr + k_dim_offs + page_offs[None, :] * stride_k_tok,\n"
+            "            mask=k_dim_mask & tok_mask[None, :],\n"
+            "            other=0.0,\n"
+            "        )\n",
+        ),
+        *_ATTEND_K_MASK_AND_X,
+    ]
+
+
+EDITS["k_tok"] = _k_lanes_on_tokens(False)
+EDITS["k_tok_perm"] = _k_lanes_on_tokens(True)
+# k_tok with K^T in pieces of at most 128 dims (two dots at head 256), each
+# loaded lanes-on-tokens: k_tok spills 170 registers at head 256 on sm_90.
+_K_TOK_PIECES = [
+    (
+        "    k_dim_offs = (offs_d // X) * stride_k_dim_hi + offs_d % X\n",
+        "    K_PIECE: tl.constexpr = 128 if HEAD_SIZE_PADDED > 128 else HEAD_SIZE_PADDED\n"
+        "    if X > 1:\n"
+        "        offs_c = tl.arange(0, K_PIECE // X)\n"
+        "        offs_x = tl.arange(0, X)\n"
+        "        k_dim_offs = offs_c[:, None, None] * stride_k_dim_hi + offs_x[None, :, None]\n"
+        "        k_piece_dims = offs_c[:, None, None] * X + offs_x[None, :, None]\n"
+        "        offs_p = tl.arange(0, K_PIECE)\n"
+        "        q_row = (\n"
+        "            q_ptr\n"
+        "            + seq_idx.to(tl.int64) * stride_q_seq\n"
+        "            + query_heads[:, None] * stride_q_head\n"
+        "        )\n"
+        "        q1 = tl.load(\n"
+        "            q_row + K_PIECE + offs_p[None, :],\n"
+        "            mask=head_mask[:, None] & (offs_p + K_PIECE < HEAD_SIZE)[None, :],\n"
+        "            other=0.0,\n"
+        "        )\n"
+        "        q = tl.load(\n"
+        "            q_row + offs_p[None, :],\n"
+        "            mask=head_mask[:, None] & (offs_p < HEAD_SIZE)[None, :],\n"
+        "            other=0.0,\n"
+        "        )\n"
+        "    else:\n"
+        "        k_dim_offs = (offs_d * stride_k_dim_hi)[:, None]\n"
+        "        k_piece_dims = offs_d[:, None]\n"
+        "        q1 = q\n",
+    ),
+    (
+        "    k = tl.load(\n"
+        "        k_page_ptr + k_dim_offs[:, None] + page_offs[None, :] * stride_k_tok,\n"
+        "        mask=dim_mask[:, None] & tok_mask[None, :],\n"
+        "        other=0.0,\n"
+        "    )\n",
+        "",
+    ),
+    (
+        "    s = tl.dot(q, k, input_precision=DOT_PRECISION) * qk_scale\n",
+        "    if X > 1:\n"
+        "        k = tl.load(\n"
+        "            k_page_ptr + k_dim_offs + page_offs[None, None, :] * stride_k_tok,\n"
+        "            mask=(k_piece_dims < HEAD_SIZE) & tok_mask[None, None, :],\n"
+        "            other=0.0,\n"
+        "        )\n"
+        "        k = tl.reshape(k, (K_PIECE, page_offs.shape[0]))\n"
+        "        s = tl.dot(q, k, input_precision=DOT_PRECISION)\n"
+        "        if HEAD_SIZE > K_PIECE:\n"
+        "            k1 = tl.load(\n"
+        "                k_page_ptr\n"
+        "                + (K_PIECE // X) * stride_k_dim_hi\n"
+        "                + k_dim_offs\n"
+        "                + page_offs[None, None, :] * stride_k_tok,\n"
+        "                mask=(k_piece_dims + K_PIECE < HEAD_SIZE) & tok_mask[None, None, :],\n"
+        "                other=0.0,\n"
+        "            )\n"
+        "            k1 = tl.reshape(k1, (K_PIECE, page_offs.shape[0]))\n"
+        "            s += tl.dot(q1, k1, input_precision=DOT_PRECISION)\n"
+        "        s = s * qk_scale\n"
+        "    else:\n"
+        "        k = tl.load(\n"
+        "            k_page_ptr + k_dim_offs + page_offs[None, :] * stride_k_tok,\n"
+        "            mask=(k_piece_dims < HEAD_SIZE) & tok_mask[None, :],\n"
+        "            other=0.0,\n"
+        "        )\n"
+        "        s = tl.dot(q, k, input_precision=DOT_PRECISION) * qk_scale\n",
+    ),
+    (
+        "    k_dim_offs,\n    v_dim_offs,\n    dim_mask,\n    qk_scale,\n"
+        "    stride_k_tok: tl.constexpr,\n",
+        "    k_dim_offs,\n    k_piece_dims,\n    q1,\n    v_dim_offs,\n    dim_mask,\n"
+        "    qk_scale,\n    X: tl.constexpr,\n    K_PIECE: tl.constexpr,\n"
+        "    HEAD_SIZE: tl.constexpr,\n    stride_k_dim_hi: tl.constexpr,\n"
+        "    stride_k_tok: tl.constexpr,\n",
+    ),
+    lambda src: src.replace(
+        "            k_dim_offs,\n            v_dim_offs,\n            dim_mask,\n            qk_scale,\n",
+        "            k_dim_offs,\n            k_piece_dims,\n            q1,\n            v_dim_offs,\n"
+        "            dim_mask,\n            qk_scale,\n            X,\n            K_PIECE,\n"
+        "            HEAD_SIZE,\n            stride_k_dim_hi,\n",
+    ),
+]
+EDITS["k_tok_pieces"] = _K_TOK_PIECES
+EDITS["k_tok_t64w8s2"] = [*_k_lanes_on_tokens(False), _xpacked_config(64, 8, 2, 1)]
+EDITS["k_tok_t32w4s2"] = [*_k_lanes_on_tokens(False), _xpacked_config(32, 4, 2, 2)]
+EDITS["k_tok_t32w4s3"] = [*_k_lanes_on_tokens(False), _xpacked_config(32, 4, 3, 2)]
+EDITS["xv_contig"] = [_XV_CONTIG]
+EDITS["xk_contig"] = _XK_CONTIG
+EDITS["xkv_contig"] = [_XV_CONTIG, *_XK_CONTIG]
+EDITS["v_trans"] = [_V_TRANS]
+EDITS["x_t128w8s1"] = [_xpacked_config(128, 8, 1, 1)]
+EDITS["x_t64w8s2"] = [_xpacked_config(64, 8, 2, 1)]
+EDITS["x_t32w4s4"] = [_xpacked_config(32, 4, 4, 2)]
+EDITS["x_t128w8s1_vt"] = [_xpacked_config(128, 8, 1, 1), _V_TRANS]
+
+# Batches past one full wave of resident programs (session 11): split each
+# sequence so the grid ends closer to a whole number of waves (at most 4
+# splits). The workspace then grows with the batch (sized here for 512
+# sequences).
+_WAVE_SPLITS = [
+    (
+        "    num_splits = (programs_per_cu * num_cus) // programs\n",
+        "    slots = programs_per_cu * num_cus\n"
+        "    num_splits = slots // programs\n"
+        "    if programs > slots:\n"
+        "        num_splits = min(\n"
+        "            range(1, 5), key=lambda s: (-(-programs * s // slots) * slots / (programs * s), s)\n"
+        "        )\n",
+    ),
+    (
+        "    for num_seqs in range(1, programs_per_cu * num_cus // num_kv_heads + 1):",
+        "    for num_seqs in range(1, 513):",
+    ),
+]
+EDITS["wave_splits"] = _WAVE_SPLITS
 EDITS["splits2x"] = _split_slots(2, 1)
 EDITS["splits4x"] = _split_slots(4, 1)
 EDITS["splits_half"] = _split_slots(1, 2)

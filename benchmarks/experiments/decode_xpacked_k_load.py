@@ -42,18 +42,24 @@ def main(argv=None):
         "--batches", "1,4,16,64", "--seq-lens", "1024,4096,16384,32768",
         "--max-tokens", str(1 << 21), "--variants", "base,k3d32,k3d64,k3d128",
     ]  # fmt: skip
+    return run_with_read_bandwidth(argv, defaults, "decode_xpacked_k_load.json")
+
+
+def run_with_read_bandwidth(argv, defaults, name: str) -> int:
+    """decode_short_context_variants with `defaults`, each time also as a share
+    of the read bandwidth measured in the same run; writes OUT/`name`."""
     rc, result = short.run_with_ceilings(argv, defaults)
     read_bw = result["ceilings"]["read_bandwidth_TBps"] * 1e12
     for row in result["points"]:
         nbytes = row["batch"] * row["seq_len"] * sweep.kv_bytes_per_token(row["heads"], "bfloat16")
         row["bytes"] = nbytes
-        for name in ["today", *result["variants"]]:
-            row[f"{name}_pct_read"] = 100 * nbytes / (row[f"{name}_us"] * 1e-6) / read_bw
+        for variant in ["today", *result["variants"]]:
+            row[f"{variant}_pct_read"] = 100 * nbytes / (row[f"{variant}_us"] * 1e-6) / read_bw
         common.log(
             f"{row['heads']} p{row['page']} B={row['batch']} L={row['seq_len']}: "
             + " ".join(f"{n} {row[f'{n}_pct_read']:5.1f}%" for n in result["variants"])
         )
-    with open(os.path.join(result.pop("out_dir"), "decode_xpacked_k_load.json"), "w") as f:
+    with open(os.path.join(result.pop("out_dir"), name), "w") as f:
         json.dump(result, f, indent=1)
     return rc
 
