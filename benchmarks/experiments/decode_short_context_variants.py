@@ -602,6 +602,13 @@ _WAVE_SPLITS = [
     ),
 ]
 EDITS["wave_splits"] = _WAVE_SPLITS
+# The op without the wave rule it gained in session 11 (what ran before).
+EDITS["no_wave_rule"] = [
+    (
+        "    if slots < programs < 2 * slots and programs_per_cu <= 2:\n",
+        "    if False:\n",
+    )
+]
 EDITS["splits2x"] = _split_slots(2, 1)
 EDITS["splits4x"] = _split_slots(4, 1)
 EDITS["splits_half"] = _split_slots(1, 2)
