@@ -370,17 +370,42 @@ EDITS = {
 }
 
 
+def _first_that_applies(*edits):
+    """One edit: the first of `edits` whose old text occurs exactly once (the
+    op's source before and after session 11's split rule differ)."""
+
+    def apply(src: str) -> str:
+        for old, new in edits:
+            if src.count(old) == 1:
+                return src.replace(old, new)
+        raise ValueError(f"edit does not apply: {edits[0][0][:60]!r}")
+
+    return apply
+
+
 def _split_slots(num: int, den: int):
     """The split count from num/den times the resident program slots; the
     workspace sizing follows."""
     return [
-        (
-            "    num_splits = (programs_per_cu * num_cus) // programs\n",
-            f"    num_splits = (programs_per_cu * num_cus * {num}) // (programs * {den})\n",
+        _first_that_applies(
+            (
+                "    num_splits = (programs_per_cu * num_cus) // programs\n",
+                f"    num_splits = (programs_per_cu * num_cus * {num}) // (programs * {den})\n",
+            ),
+            (
+                "    num_splits = slots // programs\n",
+                f"    num_splits = (slots * {num}) // (programs * {den})\n",
+            ),
         ),
-        (
-            "    for num_seqs in range(1, programs_per_cu * num_cus // num_kv_heads + 1):",
-            f"    for num_seqs in range(1, {num} * programs_per_cu * num_cus // num_kv_heads + 1):",
+        _first_that_applies(
+            (
+                "    for num_seqs in range(1, programs_per_cu * num_cus // num_kv_heads + 1):",
+                f"    for num_seqs in range(1, {num} * programs_per_cu * num_cus // num_kv_heads + 1):",
+            ),
+            (
+                "    for num_seqs in range(1, 3 * programs_per_cu * num_cus // (2 * num_kv_heads) + 1):",
+                f"    for num_seqs in range(1, {num} * 3 * programs_per_cu * num_cus // (2 * num_kv_heads) + 1):",
+            ),
         ),
     ]
 
@@ -585,7 +610,8 @@ EDITS["x_t128w8s1_vt"] = [_xpacked_config(128, 8, 1, 1), _V_TRANS]
 # Batches past one full wave of resident programs (session 11): split each
 # sequence so the grid ends closer to a whole number of waves (at most 4
 # splits). The workspace then grows with the batch (sized here for 512
-# sequences).
+# sequences). Applies to the op before its own rule (no_wave_rule below
+# removes that one from the op after it).
 _WAVE_SPLITS = [
     (
         "    num_splits = (programs_per_cu * num_cus) // programs\n",
@@ -602,11 +628,15 @@ _WAVE_SPLITS = [
     ),
 ]
 EDITS["wave_splits"] = _WAVE_SPLITS
-# The op without the wave rule it gained in session 11 (what ran before).
+# The op without the wave rule it gained in session 11 (what ran before;
+# call 35 ran the rule's first version, up to two waves).
 EDITS["no_wave_rule"] = [
-    (
-        "    if slots < programs < 2 * slots and programs_per_cu <= 2:\n",
-        "    if False:\n",
+    _first_that_applies(
+        ("    if slots < programs < 2 * slots and programs_per_cu <= 2:\n", "    if False:\n"),
+        (
+            "    if slots < programs and 2 * programs <= 3 * slots and programs_per_cu <= 2:\n",
+            "    if False:\n",
+        ),
     )
 ]
 EDITS["splits2x"] = _split_slots(2, 1)
