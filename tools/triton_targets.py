@@ -204,7 +204,9 @@ DECODE_HEADS = ((24, 4, 256), (16, 2, 256), (32, 8, 128), (8, 1, 128), (32, 32, 
 
 
 def check_decode(c: Compiler, dtypes) -> None:
-    """decode_page_contiguous, both KV layouts, split (batch 1) and not."""
+    """decode_page_contiguous, both KV layouts, split (batch 1) and not; at
+    two or fewer programs per CU also a grid of 1.25 waves, which the op
+    splits with its wave-split length threshold compiled in."""
     import torch
 
     from vllm.v1.attention.ops import decode_page_contiguous as dpc
@@ -217,7 +219,10 @@ def check_decode(c: Compiler, dtypes) -> None:
                 config = dpc._launch_config(
                     c.gpu_target, dpc.next_power_of_2(hs), dtype, x_packed=layout == "rocm"
                 )
-                for batch in (1, 2 * c.target.num_cus):
+                batches = [1, 2 * c.target.num_cus]
+                if config.programs_per_cu <= 2:
+                    batches.append(-(-5 * config.programs_per_cu * c.target.num_cus // (4 * hk)))
+                for batch in batches:
                     page = 832
                     if layout == "triton":
                         k = torch.empty((2, page, hk, hs), dtype=dtype)

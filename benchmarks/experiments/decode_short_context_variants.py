@@ -29,7 +29,7 @@ replay):
   splits2x, splits4x, splits_half
                 the split count from 2x, 4x or 0.5x the resident program
                 slots (more or fewer, shorter or longer splits; session 9)
-  xv_contig, xk_contig, xkv_contig, v_trans, x_t*, k_tok*, wave_splits
+  xv_contig, xk_contig, xkv_contig, v_trans, x_t*, k_tok*, wave_splits, wave_min*
                 ROCM_ATTN's x-packed K/V reads and splits past one wave of
                 programs (session 11; decode_xpacked_v_layout.py)
 
@@ -639,6 +639,15 @@ EDITS["no_wave_rule"] = [
         ),
     )
 ]
+# The wave rule's length threshold (session 12): past one wave, sequences
+# shorter than it run in one program and their other splits exit at once. 0
+# is the op of session 11 (the kernels compile without the threshold code).
+# Call 37 ran an earlier form of the op (the threshold a runtime argument,
+# its code in every split kernel) and an "s11" variant that removed it.
+for _min_len in (0, 512, 2048, 4096, 8192):
+    EDITS[f"wave_min{_min_len}"] = [
+        ("_WAVE_SPLIT_MIN_LEN = 1024\n", f"_WAVE_SPLIT_MIN_LEN = {_min_len}\n")
+    ]
 EDITS["splits2x"] = _split_slots(2, 1)
 EDITS["splits4x"] = _split_slots(4, 1)
 EDITS["splits_half"] = _split_slots(1, 2)
