@@ -648,6 +648,9 @@ for _min_len in (0, 512, 2048, 4096, 8192):
     EDITS[f"wave_min{_min_len}"] = [
         ("_WAVE_SPLIT_MIN_LEN = 1024\n", f"_WAVE_SPLIT_MIN_LEN = {_min_len}\n")
     ]
+# At most 2 (instead of 4) splits past one wave: fewer empty programs for
+# short sequences, a longer last wave for long ones (session 12, call 40).
+EDITS["wave_max2"] = [("_MAX_WAVE_SPLITS = 4\n", "_MAX_WAVE_SPLITS = 2\n")]
 EDITS["splits2x"] = _split_slots(2, 1)
 EDITS["splits4x"] = _split_slots(4, 1)
 EDITS["splits_half"] = _split_slots(1, 2)
