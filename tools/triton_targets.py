@@ -206,7 +206,8 @@ DECODE_HEADS = ((24, 4, 256), (16, 2, 256), (32, 8, 128), (8, 1, 128), (32, 32, 
 def check_decode(c: Compiler, dtypes) -> None:
     """decode_page_contiguous, both KV layouts, split (batch 1) and not; at
     two or fewer programs per CU also a grid of 1.25 waves, which the op
-    splits with its wave-split length threshold compiled in."""
+    splits with its wave-split length threshold compiled in: that kernel
+    must keep the unsplit kernel's programs per CU."""
     import torch
 
     from vllm.v1.attention.ops import decode_page_contiguous as dpc
@@ -222,6 +223,7 @@ def check_decode(c: Compiler, dtypes) -> None:
                 batches = [1, 2 * c.target.num_cus]
                 if config.programs_per_cu <= 2:
                     batches.append(-(-5 * config.programs_per_cu * c.target.num_cus // (4 * hk)))
+                main_rows = []
                 for batch in batches:
                     page = 832
                     if layout == "triton":
@@ -239,10 +241,19 @@ def check_decode(c: Compiler, dtypes) -> None:
                     dpc.decode_page_contiguous(q, k, v, q.clone(), table, lens, 0.1)
                     c.rows[start].expect_per_cu = config.programs_per_cu
                     c.rows[start].expect_group = f"head {max(64, hs)}, {dtype.itemsize}-byte"
+                    main_rows.append(c.rows[start])
                     if dtype == torch.float32:
                         # Backends route fp16/bf16 only; fp32 must fit, may spill.
                         for row in c.rows[start:]:
                             row.problems = [p for p in row.problems if "spill" not in p]
+                if len(main_rows) == 3 and main_rows[2].per_cu < main_rows[1].per_cu:
+                    # The wave split is chosen for the unsplit kernel's
+                    # residency; its early exit must not cost a program per
+                    # CU (the config's register cap, where set, prevents it).
+                    main_rows[2].problems.append(
+                        f"wave-split kernel holds {main_rows[2].per_cu} programs per CU, "
+                        f"the unsplit kernel {main_rows[1].per_cu}"
+                    )
 
 
 def check_paged_prefill(c: Compiler, dtypes) -> None:

@@ -32,6 +32,14 @@ replay):
   xv_contig, xk_contig, xkv_contig, v_trans, x_t*, k_tok*, wave_splits, wave_min*
                 ROCM_ATTN's x-packed K/V reads and splits past one wave of
                 programs (session 11; decode_xpacked_v_layout.py)
+  regcap168, regcap168_wave
+                the main kernel capped at 168 registers on TRITON_ATTN's
+                layout at head 256 (3 programs per SM on sm_90), in every
+                launch or only the wave-split ones (session 13; the op
+                before it took the cap)
+  nocap, wave_st2
+                the op that takes that cap without it; and without it, the
+                wave-split kernel at 2 stages instead of 3 (session 13)
 
     python3 benchmarks/experiments/decode_short_context_variants.py --vllm-root BUNDLE --out-dir OUT
 
@@ -651,6 +659,45 @@ for _min_len in (0, 512, 2048, 4096, 8192):
 # At most 2 (instead of 4) splits past one wave: fewer empty programs for
 # short sequences, a longer last wave for long ones (session 12, call 40).
 EDITS["wave_max2"] = [("_MAX_WAVE_SPLITS = 4\n", "_MAX_WAVE_SPLITS = 2\n")]
+# Session 13: on TRITON_ATTN's layout at head 256 (sm_90) the wave-split
+# kernel takes 176 registers (2 programs per SM; its early exit costs 8),
+# the unsplit and fill-split kernels 168 (3 per SM). Cap the main kernel at
+# 168 registers there (ptxas: no spills), in every launch or in the
+# wave-split launches only.
+_LAUNCH_END = "        num_warps=config.num_warps,\n        num_stages=config.num_stages,\n    )\n"
+_REG_CAP_WHEN = "x == 1 and head_size_padded == 256 and query.dtype.itemsize == 2"
+EDITS["regcap168"] = [
+    (
+        _LAUNCH_END,
+        _LAUNCH_END[:-6] + f"        **({{'maxnreg': 168}} if {_REG_CAP_WHEN} else {{}}),\n    )\n",
+    )
+]
+EDITS["regcap168_wave"] = [
+    (
+        _LAUNCH_END,
+        _LAUNCH_END[:-6]
+        + f"        **({{'maxnreg': 168}} if {_REG_CAP_WHEN} and min_split_len else {{}}),\n    )\n",
+    )
+]
+# The op as exported in session 13 caps that kernel at 168 registers
+# (_LaunchConfig.wave_split_max_registers). nocap: without the cap (the op
+# of session 12); wave_st2: without the cap, the wave-split kernel at 2
+# pipeline stages instead of 3 (168 registers without a cap).
+_CAP = "            max_registers = 168\n"
+EDITS["nocap"] = [(_CAP, "            max_registers = None\n")]
+EDITS["wave_st2"] = [
+    (_CAP, "            max_registers = None\n"),
+    (
+        "    launch_options: dict[str, int] = {}\n",
+        "    launch_options: dict[str, int] = {}\n"
+        "    if min_split_len and x == 1 and head_size_padded == 256 and query.dtype.itemsize == 2:\n"
+        "        launch_options['num_stages'] = 2\n",
+    ),
+    (
+        "        num_stages=config.num_stages,\n        **launch_options,\n",
+        "        **{'num_stages': config.num_stages, **launch_options},\n",
+    ),
+]
 EDITS["splits2x"] = _split_slots(2, 1)
 EDITS["splits4x"] = _split_slots(4, 1)
 EDITS["splits_half"] = _split_slots(1, 2)

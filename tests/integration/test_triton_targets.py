@@ -3,7 +3,9 @@
 Runs tools/triton_targets.py (offline compiles for gfx90a, gfx942, gfx950 and
 sm_90 through each kernel's own wrapper) against each base's built fork tree
 with that tree's venv; fails on a config over a target's LDS/shared memory,
-a register spill, or a decode residency that differs from the compiled one.
+a register spill, a decode residency that differs from the compiled one, or a
+wave-split decode kernel that holds fewer programs per compute unit than the
+unsplit one.
 """
 
 from __future__ import annotations
