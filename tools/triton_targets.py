@@ -19,9 +19,11 @@ runs Hygon's own Triton build.
 
 It prints one row per compiled kernel (LDS/shared bytes, VGPRs or
 registers, spills, scratch, workgroups per compute unit) and exits 1 when a
-config exceeds the target's LDS/shared memory, spills registers, or when
+config exceeds the target's LDS/shared memory, spills registers, when
 the decode op's residency (programs per compute unit, which sizes its split
-count) differs from what the compiled kernel allows.
+count) differs from what the compiled kernel allows, or when its kernel for
+grids split past one wave holds fewer programs per compute unit than the
+unsplit one.
 """
 
 from __future__ import annotations
