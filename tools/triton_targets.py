@@ -7,9 +7,11 @@ has), and one that spills registers runs slowly: neither shows on an NVIDIA
 GPU or in the CPU interpreter. Triton's AMD and NVIDIA backends compile on a
 CPU, so this runs in CI:
 
-    python tools/triton_targets.py --tree .fork/v0.33.0 [--json out.json]
+    python tools/triton_targets.py --tree .fork/v0.33.0 [--json out.json] [--reuse FILE]
 
-(with the fork's venv python). Each kernel is launched through its real
+(with the fork's venv python; `--reuse` keeps the compiled kernels'
+resources in FILE, so that a run on another fork tree compiles only the
+kernels that differ). Each kernel is launched through its real
 wrapper on small CPU tensors with the wrapper's own config choice for the
 target; the launch is intercepted and compiled for the target instead:
 gfx90a (MI250), gfx942 (MI300X), gfx950 (MI355X) and sm_90 (H100/H200).
@@ -79,6 +81,8 @@ class Row:
     expect_per_cu: int | None = None
     expect_group: str = ""
     upstream: bool = False
+    # Taken from --reuse (or an earlier launch of this run), not compiled.
+    reused: bool = False
 
 
 def amd_resources(asm: str) -> dict[str, int]:
@@ -138,16 +142,47 @@ def workgroups_per_cu(t: Target, num_warps: int, lds: int, regs: int) -> int:
     return max(0, min(by_regs, by_lds, 32))
 
 
-class Compiler:
-    """Intercepts Triton launches and compiles them for one target."""
+def compile_key(src, backend, options: dict) -> str:
+    """What decides a compiled kernel's resources: Triton's own cache key
+    (Triton's build, the kernel's source and dependencies, specialization,
+    constants, target, options, cache-invalidating environment), with the
+    device libraries named by content, not by path. Triton's key holds their
+    paths, so each fork's venv (its own copy of Triton) misses the kernels
+    another venv compiled; this key does not."""
+    import hashlib
 
-    def __init__(self, target: Target) -> None:
+    from triton.compiler.compiler import get_cache_invalidating_env_vars
+    from triton.runtime.cache import triton_key
+
+    def file_hash(path: str) -> str:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+
+    opts = dict(options)
+    opts["extern_libs"] = tuple(
+        (name, file_hash(path)) for name, path in opts.get("extern_libs") or ()
+    )
+    env = sorted(get_cache_invalidating_env_vars().items())
+    opts_key = sorted((k, str(v)) for k, v in opts.items())
+    key = f"{triton_key()}-{src.hash()}-{backend.hash()}-{opts_key}-{env}"
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+class Compiler:
+    """Intercepts Triton launches and compiles them for one target.
+
+    `reuse` maps compile_key to the resources of a kernel compiled before
+    (another fork tree, an earlier run); such a kernel is not compiled again,
+    and each new one is added."""
+
+    def __init__(self, target: Target, reuse: dict[str, dict[str, int]]) -> None:
         from triton.backends.compiler import GPUTarget
 
         self.target = target
         self.gpu_target = GPUTarget(target.backend, target.arch, target.warp_size)
         self.rows: list[Row] = []
         self.case = ""
+        self.reuse = reuse
 
     @contextlib.contextmanager
     def intercept(self):
@@ -178,20 +213,30 @@ class Compiler:
             backend, kwargs, bound, specialization, options
         )
         src = ASTSource(fn, signature, constexprs, attrs)
-        kernel = triton.compile(src, target=self.gpu_target, options=options.__dict__)
         t = self.target
-        lds = kernel.metadata.shared
-        if t.backend == "hip":
-            res = amd_resources(kernel.asm["amdgcn"])
-            regs = res["vgpr"]
-        else:
-            res = nvidia_resources(kernel.asm["ptx"], f"sm_{t.arch}a")
-            regs = res["regs"]
+        key = compile_key(src, backend, options.__dict__)
+        reused = key in self.reuse
+        if not reused:
+            kernel = triton.compile(src, target=self.gpu_target, options=options.__dict__)
+            if t.backend == "hip":
+                found = amd_resources(kernel.asm["amdgcn"])
+                res = {
+                    "regs": found["vgpr"],
+                    "spills": found["spills"],
+                    "scratch": found["scratch"],
+                }
+            else:
+                res = nvidia_resources(kernel.asm["ptx"], f"sm_{t.arch}a")
+            res["lds"] = kernel.metadata.shared
+            self.reuse[key] = res
+        res = self.reuse[key]
+        lds, regs = res["lds"], res["regs"]
         num_warps, num_stages = options.num_warps, options.num_stages
         row = Row(
             t.name, self.case, fn.__name__, num_warps, num_stages, lds, regs,
             res["spills"], res["scratch"], workgroups_per_cu(t, num_warps, lds, regs),
         )  # fmt: skip
+        row.reused = reused
         if lds > t.lds_per_workgroup:
             row.problems.append(f"LDS {lds} B > {t.lds_per_workgroup} B")
         if res["spills"] or res["scratch"]:
@@ -354,18 +399,33 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--targets", default=",".join(t.name for t in TARGETS))
     p.add_argument("--kernels", default=",".join(CHECKS))
     p.add_argument("--dtypes", default="bfloat16,float32")
+    p.add_argument(
+        "--reuse",
+        metavar="FILE",
+        help="JSON of kernels compiled by earlier runs (any fork tree or venv), keyed by "
+        "what decides their resources; those are not compiled again, new ones are added",
+    )
     args = p.parse_args(argv)
     sys.path.insert(0, os.path.abspath(args.tree))
     import torch
 
+    reuse: dict[str, dict[str, int]] = {}
+    if args.reuse and os.path.exists(args.reuse):
+        with open(args.reuse) as f:
+            reuse = json.load(f)
     dtypes = [getattr(torch, d) for d in args.dtypes.split(",")]
     rows: list[Row] = []
     for target in (t for t in TARGETS if t.name in args.targets.split(",")):
-        compiler = Compiler(target)
+        compiler = Compiler(target, reuse)
         with compiler.intercept():
             for name in args.kernels.split(","):
                 CHECKS[name](compiler, dtypes)
         rows += compiler.rows
+    if args.reuse:
+        # Replaced whole, so an interrupted run leaves the old file.
+        with open(args.reuse + ".tmp", "w") as f:
+            json.dump(reuse, f)
+        os.replace(args.reuse + ".tmp", args.reuse)
     # The claimed residency must be what the least resident case allows.
     groups: dict[tuple, list[Row]] = {}
     for r in rows:
@@ -391,7 +451,10 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
     bad = [r for r in rows if r.problems and not r.upstream]
-    print(f"{len(rows)} kernels compiled, {len(bad)} failing")
+    reused = sum(r.reused for r in rows)
+    print(
+        f"{len(rows)} kernels checked ({len(rows) - reused} compiled, {reused} reused), {len(bad)} failing"
+    )
     print(
         "Not checked: Hygon DCU (gfx928/gfx936/gfx938): upstream Triton's AMD backend "
         "does not know these targets; DCU runs Hygon's own Triton."
