@@ -411,8 +411,15 @@ def main(argv: list[str] | None = None) -> int:
 
     reuse: dict[str, dict[str, int]] = {}
     if args.reuse and os.path.exists(args.reuse):
-        with open(args.reuse) as f:
-            reuse = json.load(f)
+        try:
+            with open(args.reuse) as f:
+                reuse = json.load(f)
+        except (OSError, ValueError) as exc:
+            p.error(f"--reuse {args.reuse}: unreadable ({exc}); delete it to compile afresh")
+        if not isinstance(reuse, dict):
+            p.error(
+                f"--reuse {args.reuse}: not a file this tool wrote; delete it to compile afresh"
+            )
     dtypes = [getattr(torch, d) for d in args.dtypes.split(",")]
     rows: list[Row] = []
     for target in (t for t in TARGETS if t.name in args.targets.split(",")):
