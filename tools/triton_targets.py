@@ -146,9 +146,10 @@ def compile_key(src, backend, options: dict) -> str:
     """What decides a compiled kernel's resources: Triton's own cache key
     (Triton's build, the kernel's source and dependencies, specialization,
     constants, target, options, cache-invalidating environment), with the
-    device libraries named by content, not by path. Triton's key holds their
-    paths, so each fork's venv (its own copy of Triton) misses the kernels
-    another venv compiled; this key does not."""
+    device libraries named by content, not by path. Triton's AMD options key
+    holds the paths of ocml/ockl (its NVIDIA one already hashes libdevice's
+    content), so each fork's venv (its own copy of Triton) misses the AMD
+    kernels another venv compiled; this key does not."""
     import hashlib
 
     from triton.compiler.compiler import get_cache_invalidating_env_vars
