@@ -403,14 +403,22 @@ def run_jobs(jobs: dict[str, tuple[list[str], list[str]]], cwd: Path, env: dict[
                 running[title] = (proc, out, time.monotonic())
                 print(f"-- {time.monotonic() - begin:4.0f} s: started {title}", flush=True)
             for title, (proc, out, start) in list(running.items()):
-                if proc.poll() is None:
+                # wait4, not poll: the job's CPU time (its children's included)
+                # comes with its exit status.
+                pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+                if pid == 0:
                     continue
+                proc.returncode = os.waitstatus_to_exitcode(status)
                 del running[title]
                 passed = proc.returncode == 0
                 (done if passed else failed).add(title)
                 verdict = "ok" if passed else f"FAILED (exit {proc.returncode})"
                 end = time.monotonic()
-                print(f"== {title}: {verdict} in {end - start:.0f} s (at {end - begin:.0f} s)", flush=True)
+                cpu = usage.ru_utime + usage.ru_stime
+                print(
+                    f"== {title}: {verdict} in {end - start:.0f} s, {cpu:.0f} CPU-s (at {end - begin:.0f} s)",
+                    flush=True,
+                )
                 out.seek(0)
                 sys.stdout.buffer.write(out.read())
                 out.close()
