@@ -142,46 +142,117 @@ def checked_out(tree: Path, rev: str):
         git(tree, "checkout", "-q", head)
 
 
-IMPORT_SCRIPT = """\
-import importlib, json, sys
-report, tolerated, modules = sys.argv[1], set(json.loads(sys.argv[2])), json.loads(sys.argv[3])
-failed = {}
-for name in modules:
-    try:
-        importlib.import_module(name)
-    except BaseException as exc:
-        failed[name] = f"{type(exc).__name__}: {exc}"
-with open(report, "w") as f:
-    json.dump(failed, f)
-if sys.argv[4:] and not set(failed) - tolerated:
-    import pytest
+class StepRunner:
+    """Runs bisect steps (`bisect_step.py`) in one fork tree.
 
-    sys.exit(pytest.main(sys.argv[4:]))
-"""
+    Each step imports modules from the tree as it is checked out then, so
+    each needs an interpreter that has imported nothing from it. Steps run
+    in children forked from one server interpreter which, after each step,
+    imports the third-party modules that step loaded (torch, transformers,
+    pytest; never a module of the tree), so that the next child need not.
+    The server imports them with the environment the step's imports left:
+    vLLM sets variables before importing torch and the rest. A step whose
+    imports leave another environment than the one the server imported
+    under is run again in a fresh interpreter, as is every step once the
+    server has started a Python thread (fork copies only the calling thread)
+    or has died.
+    """
 
+    SOURCE = (Path(__file__).parent / "bisect_step.py").read_text()
 
-def import_then_test(
-    tree: Path, python: Path, modules: list[str], tolerated: set[str], pytest_args: list[str]
-) -> tuple[dict[str, str], subprocess.CompletedProcess[str]]:
-    """(module -> error for the modules that do not import, the process).
+    def __init__(self, tree: Path, python: Path, log) -> None:
+        self.tree, self.python, self.log = tree, python, log
+        self.tmp = tempfile.TemporaryDirectory(prefix="vllm-fork-step-")
+        self.preloaded: set[str] = set()
+        self.server: subprocess.Popen[str] | None = subprocess.Popen(
+            [str(python), "-c", self.SOURCE, "serve"],
+            cwd=tree,
+            env=cpu_test_env(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
 
-    One interpreter does both: when every module imports (or fails in a way
-    `tolerated` excuses), it runs pytest with `pytest_args` in the same
-    process, so each step pays for torch and vllm's import once."""
-    with tempfile.TemporaryDirectory(prefix="vllm-fork-step-") as tmp:
-        report = Path(tmp) / "imports.json"
-        cmd = [str(python), "-c", IMPORT_SCRIPT, str(report), json.dumps(sorted(tolerated)), json.dumps(modules)]
-        proc = subprocess.run([*cmd, *pytest_args], cwd=tree, env=cpu_test_env(), capture_output=True, text=True)
+    def __enter__(self) -> StepRunner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop("")
+        self.tmp.cleanup()
+
+    def _stop(self, why: str) -> None:
+        if self.server is None:
+            return
+        if why:
+            self.log(f"  bisect: each further step runs in a fresh interpreter ({why})")
+        self.server.stdin.close()  # type: ignore[union-attr]
         try:
-            failures = json.loads(report.read_text())
+            self.server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.server.kill()
+            self.server.wait()
+        self.server = None
+
+    def _ask(self, request: dict) -> dict | None:
+        assert self.server is not None
+        try:
+            self.server.stdin.write(json.dumps(request) + "\n")  # type: ignore[union-attr]
+            self.server.stdin.flush()  # type: ignore[union-attr]
+            line = self.server.stdout.readline()  # type: ignore[union-attr]
+            return json.loads(line)
+        except (OSError, ValueError):
+            self._stop(f"the step server exited with {self.server.poll()}")
+            return None
+
+    def run(
+        self, modules: list[str], tolerated: set[str], pytest_args: list[str]
+    ) -> tuple[dict[str, str], subprocess.CompletedProcess[str]]:
+        """(module -> error for the modules that do not import, the step's
+        process). When every module imports, or fails in a way `tolerated`
+        excuses, the step then runs pytest with `pytest_args`."""
+        out, err, rep = (Path(self.tmp.name) / name for name in ("stdout", "stderr", "report.json"))
+        request = {
+            "report": str(rep),
+            "modules": modules,
+            "tolerated": sorted(tolerated),
+            "pytest_args": pytest_args,
+            "stdout": str(out),
+            "stderr": str(err),
+        }
+        for path in (out, err, rep):
+            path.unlink(missing_ok=True)
+        reply = self._ask(request) if self.server is not None else None
+        report = self._report(rep)
+        if reply is not None and self.preloaded and report.get("environ") != report.get("environ_before"):
+            self.log("  bisect: this step's imports set another environment than the one its modules were preloaded in")
+            reply = None
+        if reply is None:
+            cmd = [str(self.python), "-c", self.SOURCE, "step", json.dumps(request)]
+            proc = subprocess.run(cmd, cwd=self.tree, env=cpu_test_env(), capture_output=True, text=True)
+            report = self._report(rep)
+        else:
+            proc = subprocess.CompletedProcess(request, reply["returncode"], out.read_text(), err.read_text())
+        failures = report.get("failed", {"vllm": proc.stderr[-3000:]})
+        if self.server is not None and "loaded" in report:
+            self._preload(report)
+        return failures, proc
+
+    @staticmethod
+    def _report(path: Path) -> dict:
+        try:
+            return json.loads(path.read_text())
         except (OSError, json.JSONDecodeError):
-            failures = {"vllm": proc.stderr[-3000:]}
-    return failures, proc
+            return {}
 
-
-def import_failures(tree: Path, python: Path, modules: list[str]) -> dict[str, str]:
-    """module -> error, for the modules that do not import in this tree."""
-    return import_then_test(tree, python, modules, set(), [])[0]
+    def _preload(self, report: dict) -> None:
+        new = [name for name in report["loaded"] if name not in self.preloaded]
+        if not new:
+            return
+        reply = self._ask({"preload": new, "environ": report["environ"]})
+        self.preloaded.update(new)
+        if reply is not None and reply["threads"] > 1:
+            self._stop(f"{reply['threads']} Python threads after importing what the last step imported")
 
 
 @dataclass
@@ -200,38 +271,39 @@ def bisect(base: Base, tree: Path, python: Path, log, pytest_args: list[str] | N
     """
     commits = git(tree, "rev-list", "--reverse", f"{base.tag}..HEAD").stdout.split()
     all_modules = touched_modules(touched_files(base, tree))
-    with checked_out(tree, base.tag):
-        present = [m for m in all_modules if module_path(tree, m).exists()]
-        unimportable_here = set(import_failures(tree, python, present))
-    results = []
-    for i, commit in enumerate(commits, start=1):
-        with checked_out(tree, commit):
-            subject = git(tree, "log", "-1", "--format=%s", commit).stdout.strip()
-            log(f"[{i}/{len(commits)}] {subject}")
-            files = git(tree, "diff-tree", "--no-commit-id", "--name-only", "-r", commit).stdout.split()
-            tests = own_tests(files)
-            args: list[str] = []
-            if tests:
-                tests = narrowed_tests(tree, base.tag, tests)
-                args = ["-q", "-p", "no:cacheprovider", *tests, *(pytest_args or [])]
-                log("  $ -m pytest " + " ".join(args))
-            modules = ["vllm", *touched_modules(files)]
-            failures, proc = import_then_test(tree, python, modules, unimportable_here, args)
-            real = {m: e for m, e in failures.items() if m not in unimportable_here}
-            if real:
-                detail = "\n".join(f"import {m} failed: {e}" for m, e in real.items())
-                results.append(StepResult(commit, subject, False, detail))
-                continue
-            if not tests:
-                results.append(StepResult(commit, subject, True, "imports; no tests of its own"))
-                continue
-            # pytest reports on stdout; stderr holds the imports' warnings.
-            tail = "\n".join((proc.stdout.strip() or proc.stderr.strip()).splitlines()[-15:])
-            log("  " + (tail.splitlines()[-1] if tail else ""))
-            ok = proc.returncode == 0
-            if not ok:
-                ok, tail = only_old_failures(tree, python, commit, tests, proc.stdout, tail, log)
-            results.append(StepResult(commit, subject, ok, tail))
+    with StepRunner(tree, python, log) as steps:
+        with checked_out(tree, base.tag):
+            present = [m for m in all_modules if module_path(tree, m).exists()]
+            unimportable_here = set(steps.run(present, set(), [])[0])
+        results = []
+        for i, commit in enumerate(commits, start=1):
+            with checked_out(tree, commit):
+                subject = git(tree, "log", "-1", "--format=%s", commit).stdout.strip()
+                log(f"[{i}/{len(commits)}] {subject}")
+                files = git(tree, "diff-tree", "--no-commit-id", "--name-only", "-r", commit).stdout.split()
+                tests = own_tests(files)
+                args: list[str] = []
+                if tests:
+                    tests = narrowed_tests(tree, base.tag, tests)
+                    args = ["-q", "-p", "no:cacheprovider", *tests, *(pytest_args or [])]
+                    log("  $ -m pytest " + " ".join(args))
+                modules = ["vllm", *touched_modules(files)]
+                failures, proc = steps.run(modules, unimportable_here, args)
+                real = {m: e for m, e in failures.items() if m not in unimportable_here}
+                if real:
+                    detail = "\n".join(f"import {m} failed: {e}" for m, e in real.items())
+                    results.append(StepResult(commit, subject, False, detail))
+                    continue
+                if not tests:
+                    results.append(StepResult(commit, subject, True, "imports; no tests of its own"))
+                    continue
+                # pytest reports on stdout; stderr holds the imports' warnings.
+                tail = "\n".join((proc.stdout.strip() or proc.stderr.strip()).splitlines()[-15:])
+                log("  " + (tail.splitlines()[-1] if tail else ""))
+                ok = proc.returncode == 0
+                if not ok:
+                    ok, tail = only_old_failures(tree, python, commit, tests, proc.stdout, tail, log)
+                results.append(StepResult(commit, subject, ok, tail))
     return results
 
 

@@ -1,0 +1,122 @@
+"""bisect's steps run in children of one server interpreter that keeps the
+third-party modules a step imported: each step still sees its tree's own
+modules fresh, the environment they set, and a step the server cannot serve
+faithfully runs in a fresh interpreter."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from vllm_fork.checks import StepRunner
+
+# A third-party module (outside the tree, on PYTHONPATH): it notes each
+# import and keeps the flavour the tree's vllm set before importing it.
+THIRDPARTY = """\
+import os
+
+with open(os.environ["THIRDPARTY_LOG"], "a") as f:
+    f.write(f"{os.getpid()}\\n")
+FLAVOUR = os.environ.get("STEP_FLAVOUR")
+{extra}
+"""
+VLLM = """\
+import os
+
+os.environ["STEP_FLAVOUR"] = "{flavour}"
+import thirdparty
+
+VALUE = {value}
+"""
+TEST = """\
+import thirdparty
+import vllm
+
+
+def test_step():
+    assert (vllm.VALUE, thirdparty.FLAVOUR) == ({value}, "{flavour}")
+"""
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "thirdparty.py").write_text(THIRDPARTY.replace("{extra}", ""))
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    monkeypatch.setenv("THIRDPARTY_LOG", str(tmp_path / "imports.log"))
+    tree = tmp_path / "tree"
+    (tree / "vllm").mkdir(parents=True)
+    (tree / "tests").mkdir()
+    return tree
+
+
+def step(
+    tree: Path, runner: StepRunner, value: int, flavour: str = "a"
+) -> tuple[dict[str, str], int]:
+    (tree / "vllm" / "__init__.py").write_text(VLLM.format(value=value, flavour=flavour))
+    (tree / "tests" / "test_step.py").write_text(TEST.format(value=value, flavour=flavour))
+    failures, proc = runner.run(
+        ["vllm"], set(), ["-q", "-p", "no:cacheprovider", "tests/test_step.py"]
+    )
+    return failures, proc.returncode
+
+
+def imports(tree: Path) -> int:
+    return len((tree.parent / "imports.log").read_text().split())
+
+
+def test_steps_see_the_tree_fresh_and_third_party_modules_once(tree: Path) -> None:
+    logs: list[str] = []
+    with StepRunner(tree, Path(sys.executable), logs.append) as runner:
+        assert step(tree, runner, 1) == ({}, 0)
+        # The first step's child and then the server imported it ...
+        assert imports(tree) == 2
+        # ... a later step changes the tree: its child sees the change ...
+        assert step(tree, runner, 2) == ({}, 0)
+        assert step(tree, runner, 3) == ({}, 0)
+        # ... and does not import the third-party module again.
+        assert imports(tree) == 2
+        (tree / "vllm" / "__init__.py").write_text("def broken(:\n")
+        failures, _ = runner.run(["vllm"], set(), [])
+        assert failures["vllm"].startswith("SyntaxError")
+    assert logs == []
+
+
+def test_a_step_that_sets_another_environment_runs_fresh(tree: Path) -> None:
+    logs: list[str] = []
+    with StepRunner(tree, Path(sys.executable), logs.append) as runner:
+        assert step(tree, runner, 1, "a") == ({}, 0)
+        # The module was preloaded under flavour "a"; this step's vllm sets "b".
+        assert step(tree, runner, 2, "b") == ({}, 0)
+        assert logs == [
+            "  bisect: this step's imports set another environment than the one its modules were preloaded in"
+        ]
+        assert imports(tree) == 3
+
+
+@pytest.mark.parametrize(
+    ("extra", "why"),
+    [
+        # fork copies only the calling thread: a server with two runs nothing.
+        (
+            "import threading, time\nthreading.Thread(target=time.sleep, args=(600,), daemon=True).start()",
+            "2 Python threads",
+        ),
+        # Only the server imports it without vllm being imported.
+        ("import sys\nif 'vllm' not in sys.modules:\n    os._exit(3)", "the step server exited"),
+    ],
+    ids=["threads", "server-died"],
+)
+def test_steps_run_fresh_once_the_server_cannot_serve(tree: Path, extra: str, why: str) -> None:
+    (tree.parent / "site" / "thirdparty.py").write_text(THIRDPARTY.replace("{extra}", extra))
+    logs: list[str] = []
+    with StepRunner(tree, Path(sys.executable), logs.append) as runner:
+        assert step(tree, runner, 1) == ({}, 0)
+        assert step(tree, runner, 2) == ({}, 0)
+        assert step(tree, runner, 3) == ({}, 0)
+    assert len(logs) == 1 and why in logs[0] and "fresh interpreter" in logs[0]
+    # The first child, the server (once), then one fresh interpreter per step.
+    assert imports(tree) == 4
