@@ -186,7 +186,10 @@ class StepRunner:
             return
         if why:
             self.log(f"  bisect: each further step runs in a fresh interpreter ({why})")
-        self.server.stdin.close()  # type: ignore[union-attr]
+        try:
+            self.server.stdin.close()  # type: ignore[union-attr]
+        except OSError:  # a server that died before reading all we wrote
+            pass
         try:
             self.server.wait(timeout=30)
         except subprocess.TimeoutExpired:
@@ -228,6 +231,7 @@ class StepRunner:
             self.log("  bisect: this step's imports set another environment than the one its modules were preloaded in")
             reply = None
         if reply is None:
+            rep.unlink(missing_ok=True)
             cmd = [str(self.python), "-c", self.SOURCE, "step", json.dumps(request)]
             proc = subprocess.run(cmd, cwd=self.tree, env=cpu_test_env(), capture_output=True, text=True)
             report = self._report(rep)
