@@ -5,6 +5,7 @@ faithfully runs in a fresh interpreter."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -30,6 +31,8 @@ import thirdparty
 
 VALUE = {value}
 """
+# Imported by the server, it leaves a second Python thread running.
+THREAD = "import threading, time\nthreading.Thread(target=time.sleep, args=(600,), daemon=True).start()"
 TEST = """\
 import thirdparty
 import vllm
@@ -54,10 +57,12 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def step(
-    tree: Path, runner: StepRunner, value: int, flavour: str = "a"
+    tree: Path, runner: StepRunner, value: int, flavour: str = "a", mtime: int | None = None
 ) -> tuple[dict[str, str], int]:
-    (tree / "vllm" / "__init__.py").write_text(VLLM.format(value=value, flavour=flavour))
-    (tree / "tests" / "test_step.py").write_text(TEST.format(value=value, flavour=flavour))
+    for path, text in (("vllm/__init__.py", VLLM), ("tests/test_step.py", TEST)):
+        (tree / path).write_text(text.format(value=value, flavour=flavour))
+        if mtime is not None:
+            os.utime(tree / path, (mtime, mtime))
     failures, proc = runner.run(
         ["vllm"], set(), ["-q", "-p", "no:cacheprovider", "tests/test_step.py"]
     )
@@ -101,10 +106,7 @@ def test_a_step_that_sets_another_environment_runs_fresh(tree: Path) -> None:
     ("extra", "why"),
     [
         # fork copies only the calling thread: a server with two runs nothing.
-        (
-            "import threading, time\nthreading.Thread(target=time.sleep, args=(600,), daemon=True).start()",
-            "2 Python threads",
-        ),
+        (THREAD, "2 Python threads"),
         # Only the server imports it without vllm being imported.
         ("import sys\nif 'vllm' not in sys.modules:\n    os._exit(3)", "the step server exited"),
     ],
@@ -120,3 +122,19 @@ def test_steps_run_fresh_once_the_server_cannot_serve(tree: Path, extra: str, wh
     assert len(logs) == 1 and why in logs[0] and "fresh interpreter" in logs[0]
     # The first child, the server (once), then one fresh interpreter per step.
     assert imports(tree) == 4
+
+
+@pytest.mark.parametrize("extra", ["", THREAD], ids=["forked", "fresh"])
+def test_steps_never_trust_bytecode_an_earlier_step_wrote(
+    tree: Path, monkeypatch: pytest.MonkeyPatch, extra: str
+) -> None:
+    # Python takes a .pyc whose source has the size and the mtime second of
+    # the one it was compiled from; a bisect checks commits out faster than
+    # that, and a one-character fix keeps the size. So steps write none, in
+    # the server's children and in fresh interpreters alike.
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+    (tree.parent / "site" / "thirdparty.py").write_text(THIRDPARTY.replace("{extra}", extra))
+    with StepRunner(tree, Path(sys.executable), lambda _: None) as runner:
+        for value in (1, 2, 3):
+            assert step(tree, runner, value, mtime=1_700_000_000) == ({}, 0)
+    assert not list(tree.rglob("*.pyc"))
