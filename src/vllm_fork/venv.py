@@ -49,8 +49,8 @@ def _stamp(base: Base, tree: Path) -> str:
     """What the venv was installed from; a change means reinstall."""
     import hashlib
 
-    # "byte-compiled": venvs installed before step 5 existed are refreshed.
-    installed = (base.environment, GATE_TOOLS, BUILD_TOOLS, TEST_TOOLS, "byte-compiled")
+    # "bytecode": venvs whose import check wrote none are refreshed.
+    installed = (base.environment, GATE_TOOLS, BUILD_TOOLS, TEST_TOOLS, "bytecode")
     digest = hashlib.sha256(repr(installed).encode())
     for req in base.environment.requirements:
         digest.update((tree / req).read_bytes())
@@ -77,14 +77,15 @@ def _run(cmd: list[str], log, env: dict[str, str] | None = None, cwd: Path | Non
 def install(base: Base, tree: Path, venv: Path, log) -> Path:
     """Create or refresh the venv; return its python."""
     python = python_of(venv)
-    steps = 5
+    steps = 4
     if not python.exists():
         log(f"[1/{steps}] creating virtualenv {venv}")
         stdlib_venv.EnvBuilder(with_pip=True, clear=True).create(venv)
     else:
         log(f"[1/{steps}] reusing virtualenv {venv}")
-    # --no-compile: pip byte-compiles one module at a time (about 75 s of CPU
-    # per venv); step 5 compiles them all on every core instead.
+    # --no-compile: pip would byte-compile all ~19,000 modules (about 75 s of
+    # CPU per venv); the import check below writes the bytecode of the ~2,400
+    # that `import vllm` loads, which is what the tests need.
     pip = [str(python), "-m", "pip", "install", "--progress-bar", "on", "--no-compile"]
     env = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1")
     log(f"[2/{steps}] installing {base.environment.torch}")
@@ -99,40 +100,18 @@ def install(base: Base, tree: Path, venv: Path, log) -> Path:
     # 0.33.1.devN+g<sha> from the fork's commits on top of the tag.
     env_empty = dict(env, VLLM_TARGET_DEVICE="empty", SETUPTOOLS_SCM_PRETEND_VERSION=base.version)
     _run([*pip, "--no-deps", "--no-build-isolation", "-e", str(tree)], log, env_empty)
+    # Bytecode is written even where PYTHONDONTWRITEBYTECODE is set (it is
+    # where this was measured): otherwise every interpreter that imports
+    # torch and vLLM compiles them again, about 13 s of CPU each.
+    check_env = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
     check = subprocess.run(
-        [str(python), "-c", "import vllm, sys; print(vllm.__file__)"],
+        [str(python), "-c", "import vllm, pytest; print(vllm.__file__)"],
         capture_output=True,
         text=True,
-        env=dict(env, CUDA_VISIBLE_DEVICES=""),
+        env=dict(check_env, CUDA_VISIBLE_DEVICES=""),
     )
     if check.returncode != 0:
         raise ForkError("`import vllm` fails in the new virtualenv", check.stderr.strip()[-2000:])
     log(f"  import vllm -> {check.stdout.strip()}")
-    log(f"[5/{steps}] byte-compiling the virtualenv")
-    compile_site_packages(python, log)
     (venv / "vllm-fork-stamp").write_text(_stamp(base, tree))
     return python
-
-
-def compile_site_packages(python: Path, log) -> None:
-    """Byte-compile the venv's site-packages (~19,000 modules: about 40 s of
-    CPU, on every core).
-
-    Without it every interpreter that imports torch and vLLM compiles their
-    ~4,600 modules again (about 14 s of CPU) wherever PYTHONDONTWRITEBYTECODE
-    is set (it is where this was measured). A module that does not compile
-    (torch ships one in Python 3.12 syntax) is only reported: Python
-    compiles what imports, as before."""
-    script = (
-        "import compileall, sysconfig\n"
-        "compileall.compile_dir(sysconfig.get_path('purelib'), quiet=1, workers=0)\n"
-    )
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    start = time.monotonic()
-    proc = subprocess.run([str(python), "-c", script], env=env, capture_output=True, text=True)
-    failed = proc.stdout.count("*** Error compiling")
-    note = f", {failed} module(s) did not compile" if failed else ""
-    if proc.returncode != 0:
-        last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        note = f"; it stopped (exit {proc.returncode}: {last}), modules compile on import instead"
-    log(f"    done in {time.monotonic() - start:.0f} s{note}")
