@@ -125,7 +125,8 @@ def cpu_test_env() -> dict[str, str]:
 
     No bytecode is written: Python trusts a .pyc whose source has the size and
     the mtime second it was compiled from, and commits are checked out here
-    faster than that (the venv's own modules are compiled when it is built)."""
+    faster than that (the venv gets the bytecode of what `import vllm` loads
+    when it is built)."""
     env = dict(os.environ)
     env.update(TRITON_INTERPRET="1", CUDA_VISIBLE_DEVICES="", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     env["PYTHONDONTWRITEBYTECODE"] = "1"
