@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import json
 import os
 import re
@@ -99,7 +100,8 @@ def amd_resources(asm: str) -> dict[str, int]:
     }
 
 
-def nvidia_resources(ptx: str, arch: str) -> dict[str, int]:
+def ptxas_log(ptx: str, arch: str) -> str:
+    """`ptxas -v` on a kernel from Triton's cache (no ptxas ran for it)."""
     from triton.backends.nvidia.compiler import get_ptxas
 
     ptxas = get_ptxas(90).path
@@ -107,15 +109,18 @@ def nvidia_resources(ptx: str, arch: str) -> dict[str, int]:
         src = os.path.join(tmp, "k.ptx")
         with open(src, "w") as f:
             f.write(ptx)
-        out = subprocess.run(
+        return subprocess.run(
             [ptxas, "-v", f"--gpu-name={arch}", src, "-o", os.path.join(tmp, "k.o")],
             capture_output=True,
             text=True,
             check=True,
         ).stderr
-    regs = re.search(r"Used (\d+) registers", out)
-    stores = re.search(r"(\d+) bytes spill stores", out)
-    stack = re.search(r"(\d+) bytes stack frame", out)
+
+
+def nvidia_resources(log: str) -> dict[str, int]:
+    regs = re.search(r"Used (\d+) registers", log)
+    stores = re.search(r"(\d+) bytes spill stores", log)
+    stack = re.search(r"(\d+) bytes stack frame", log)
     return {
         "regs": int(regs.group(1)) if regs else 0,
         "spills": int(stores.group(1)) if stores else 0,
@@ -218,7 +223,12 @@ class Compiler:
         key = compile_key(src, backend, options.__dict__)
         reused = key in self.reuse
         if not reused:
-            kernel = triton.compile(src, target=self.gpu_target, options=options.__dict__)
+            # Triton runs ptxas -v itself and prints its log with this knob:
+            # read it rather than run ptxas a second time.
+            log = io.StringIO()
+            with triton.knobs.nvidia.scope(), contextlib.redirect_stdout(log):
+                triton.knobs.nvidia.dump_ptxas_log = True
+                kernel = triton.compile(src, target=self.gpu_target, options=options.__dict__)
             if t.backend == "hip":
                 found = amd_resources(kernel.asm["amdgcn"])
                 res = {
@@ -227,7 +237,10 @@ class Compiler:
                     "scratch": found["scratch"],
                 }
             else:
-                res = nvidia_resources(kernel.asm["ptx"], f"sm_{t.arch}a")
+                found = log.getvalue()
+                if "registers" not in found:  # from Triton's cache: no ptxas ran
+                    found = ptxas_log(kernel.asm["ptx"], f"sm_{t.arch}a")
+                res = nvidia_resources(found)
             res["lds"] = kernel.metadata.shared
             self.reuse[key] = res
         res = self.reuse[key]
