@@ -348,7 +348,7 @@ def cmd_test(ctx: Ctx, args: argparse.Namespace) -> int:
         jobs[f"build {n} (= check --apply)"] = ([*tool, "--base", n, "build"], [])
     # Tests that read .fork/<base> (at its HEAD) need every base built.
     jobs["the tool's tests (synthetic upstream, then the real pinned sdists)"] = (
-        [str(python), "-m", "pytest", "-p", "no:cacheprovider", "-n", "2", "tests"],
+        [str(python), "-m", "pytest", "-p", "no:cacheprovider", "-n", "2", "--durations=10", "tests"],
         builds,
     )
     import tempfile
