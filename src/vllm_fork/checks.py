@@ -393,40 +393,48 @@ def local_python_hooks(tree: Path, python: Path) -> list[dict]:
             # the time for the same checks under other Python versions.
             if "pre-commit" not in hook["stages"]:
                 continue
-            hook["argv"] = [str(python), *entry[1:], *hook.get("args", [])]
+            hook["argv"] = [*entry[1:], *hook.get("args", [])]  # after the hook's python
             hooks.append(hook)
     return hooks
 
 
-def gate(base: Base, tree: Path, python: Path, log) -> list[str]:
-    """vLLM's pre-commit on the files the series touches; one finding per failed hook."""
+def gate(base: Base, tree: Path, python: Path, hook_envs: Path, log) -> list[str]:
+    """vLLM's pre-commit on the files the series touches; one finding per failed hook.
+
+    ruff and typos come from the fork's venv (`python`'s); each of the tree's
+    own python hooks runs in its environment under `hook_envs`, as pre-commit
+    runs it (venv.hook_python)."""
+    from vllm_fork.venv import hook_python
+
     files = touched_files(base, tree)
     pyfiles = [f for f in files if f.endswith(".py")]
     bindir = python.parent
     env = cpu_test_env()
-    env["PATH"] = f"{bindir}{os.pathsep}{env.get('PATH', '')}"
-    runs: list[tuple[str, list[str]]] = []
+    runs: list[tuple[str, list[str], dict[str, str]]] = []
     if pyfiles:
-        runs.append(("ruff format", [str(bindir / "ruff"), "format", "--check", "--diff", *pyfiles]))
-        runs.append(("ruff check", [str(bindir / "ruff"), "check", "--output-format", "concise", *pyfiles]))
+        runs.append(("ruff format", [str(bindir / "ruff"), "format", "--check", "--diff", *pyfiles], env))
+        runs.append(("ruff check", [str(bindir / "ruff"), "check", "--output-format", "concise", *pyfiles], env))
     if files:
-        runs.append(("typos", [str(bindir / "typos"), "--force-exclude", *files]))
+        runs.append(("typos", [str(bindir / "typos"), "--force-exclude", *files], env))
     for hook in local_python_hooks(tree, python):
         chosen = _hook_files(hook, files)
         if not chosen and not hook.get("always_run"):
             continue
-        argv = hook["argv"] + (chosen if hook.get("pass_filenames", True) else [])
-        runs.append((hook["id"], argv))
+        hook_py = hook_python(hook_envs, hook.get("additional_dependencies", []), log)
+        # The hook's own tools first on PATH (vLLM's mypy hook runs `mypy`).
+        hook_env = dict(env, PATH=f"{hook_py.parent}{os.pathsep}{env.get('PATH', '')}")
+        argv = [str(hook_py), *hook["argv"], *(chosen if hook.get("pass_filenames", True) else [])]
+        runs.append((hook["id"], argv, hook_env))
     findings = []
-    for name, argv in runs:
+    for name, argv, run_env in runs:
         start = time.monotonic()
-        proc = subprocess.run(argv, cwd=tree, env=env, capture_output=True, text=True)
+        proc = subprocess.run(argv, cwd=tree, env=run_env, capture_output=True, text=True)
         log(f"  gate: {name} ({time.monotonic() - start:.0f} s)")
         if proc.returncode == 0:
             continue
         out = (proc.stdout + proc.stderr).strip()
         if name.startswith("mypy"):
-            out = new_mypy_errors(base, tree, argv, env, out, log)
+            out = new_mypy_errors(base, tree, argv, run_env, out, log)
             if not out:
                 continue
         findings.append(f"{name} failed:\n" + "\n".join("    " + line for line in out.splitlines()[-40:]))

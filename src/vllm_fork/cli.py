@@ -200,7 +200,8 @@ def cmd_check(ctx: Ctx, args: argparse.Namespace) -> int:
                     print("    " + s.detail.replace("\n", "\n    "))
             failed |= bool(bad)
         if "gate" in wanted:
-            findings = checks.gate(base, tree, python, ctx.log)
+            hook_envs = venv.hook_envs_dir(ctx.root, base)
+            findings = checks.gate(base, tree, python, hook_envs, ctx.log)
             print(f"gate: {'ok' if not findings else f'{len(findings)} hook(s) failed'}")
             for f in findings:
                 print("  " + f)

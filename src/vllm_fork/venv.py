@@ -2,9 +2,13 @@
 
 Dependencies: the torch named in the base's pin.toml (the reason for the choice
 is written there), the fork's own requirements/common.txt, the pin's extras
-(pytest, ...), and vLLM's gate tools at the versions its pre-commit pins.
+(pytest, ...), and ruff and typos at the versions vLLM's pre-commit pins.
 The fork itself is installed editable with VLLM_TARGET_DEVICE=empty, so no
 extension is compiled and commits checked out in the tree are what imports.
+
+vLLM's own `language: python` hooks (mypy among them) run as pre-commit runs
+them: each in a virtualenv of its own that holds only the hook's
+additional_dependencies (`hook_python`).
 """
 
 from __future__ import annotations
@@ -20,15 +24,7 @@ from vllm_fork.bases import Base
 from vllm_fork.errors import ForkError
 
 # vLLM's pre-commit pins (.pre-commit-config.yaml of 0.33.0).
-GATE_TOOLS = (
-    "ruff==0.14.0",
-    "mypy==1.20.2",
-    "typos==1.43.5",
-    "types-cachetools",
-    "types-setuptools",
-    "types-PyYAML",
-    "types-requests",
-)
+GATE_TOOLS = ("ruff==0.14.0", "typos==1.43.5")
 # What `vllm-fork test` adds to the pin's extras: the tool's tests and the
 # bisect's per-patch test runs spread over the cores with it.
 TEST_TOOLS = ("pytest-xdist==3.8.0",)
@@ -90,7 +86,7 @@ def install(base: Base, tree: Path, venv: Path, log) -> Path:
     env = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1")
     log(f"[2/{steps}] installing {base.environment.torch}")
     _run([*pip, base.environment.torch], log, env)
-    log(f"[3/{steps}] installing the fork's requirements, test and gate tools")
+    log(f"[3/{steps}] installing the fork's requirements, test tools, ruff and typos")
     reqs: list[str] = []
     for req in base.environment.requirements:
         reqs += ["-r", str(tree / req)]
@@ -115,3 +111,30 @@ def install(base: Base, tree: Path, venv: Path, log) -> Path:
     log(f"  import vllm -> {check.stdout.strip()}")
     (venv / "vllm-fork-stamp").write_text(_stamp(base, tree))
     return python
+
+
+def hook_envs_dir(root: Path, base: Base) -> Path:
+    return root / ".fork" / "venvs" / f"{base.name}-hooks"
+
+
+def hook_python(envs: Path, deps: list[str], log) -> Path:
+    """The python of a virtualenv under `envs` that holds exactly `deps`: the
+    environment pre-commit builds for a `language: python` hook with these
+    additional_dependencies. vLLM's mypy hook gets mypy, stub packages and
+    pydantic, and no torch: mypy in the fork's venv would follow the imports
+    into torch and transformers, which vLLM's pre-commit never sees (minutes
+    of CPU, and errors that come from their sources)."""
+    import hashlib
+
+    want = "\n".join(sorted(deps))
+    env = envs / hashlib.sha256(want.encode()).hexdigest()[:16]
+    stamp = env / "vllm-fork-stamp"
+    if python_of(env).exists() and stamp.is_file() and stamp.read_text() == want:
+        return python_of(env)
+    log(f"  hook environment {env.name}: {', '.join(deps) or 'no dependencies'}")
+    stdlib_venv.EnvBuilder(with_pip=bool(deps), clear=True).create(env)
+    if deps:
+        pip = [str(python_of(env)), "-m", "pip", "install", "--progress-bar", "off", "--no-compile"]
+        _run([*pip, *deps], log, dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1"))
+    stamp.write_text(want)
+    return python_of(env)

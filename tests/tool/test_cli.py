@@ -309,15 +309,103 @@ def test_gate_runs_the_trees_own_hooks_on_touched_files(
     run_git(queue.fork, "tag", "-f", "v1.0.0")  # the hooks are part of the base
     base = load_base(queue.root, "v1.0.0")
     queue.commit(GOOD_MESSAGE.format(title="Clean"), {"vllm/clean.py": "x = 1\n"})
-    assert checks.gate(base, queue.fork, Path(sys.executable), lambda m: None) == []
+    hook_envs = queue.root / "hook-envs"
+    assert checks.gate(base, queue.fork, Path(sys.executable), hook_envs, lambda m: None) == []
     queue.commit(
         GOOD_MESSAGE.format(title="Dirty"),
         {"vllm/dirty.py": "x=1  # FORBIDDEN\n", "vllm/untouched_ok.py": "y = 2\n"},
     )
-    findings = checks.gate(base, queue.fork, Path(sys.executable), lambda m: None)
+    findings = checks.gate(base, queue.fork, Path(sys.executable), hook_envs, lambda m: None)
     names = sorted(f.split(" failed")[0] for f in findings)
     assert names == ["check-forbidden-word", "ruff format"], findings
     assert all("vllm/dirty.py" in f for f in findings)
+
+
+def tiny_wheel(folder: Path) -> Path:
+    """A wheel of one module, `hookdep` (VALUE = 42), installable offline."""
+    import base64
+    import zipfile
+
+    dist = "hookdep-1.0.dist-info"
+    files = {
+        "hookdep.py": "VALUE = 42\n",
+        f"{dist}/METADATA": "Metadata-Version: 2.1\nName: hookdep\nVersion: 1.0\n",
+        f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    record = []
+    for name, text in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=")
+        record.append(f"{name},sha256={digest.decode()},{len(text.encode())}")
+    files[f"{dist}/RECORD"] = "\n".join([*record, f"{dist}/RECORD,,"]) + "\n"
+    wheel = folder / "hookdep-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as z:
+        for name, text in files.items():
+            z.writestr(name, text)
+    return wheel
+
+
+HOOK_ENV_CONFIG = """\
+repos:
+- repo: local
+  hooks:
+  - id: bare
+    entry: python tools/pre_commit/bare.py
+    language: python
+    types: [python]
+  - id: with-dependency
+    entry: python tools/pre_commit/with_dependency.py
+    language: python
+    types: [python]
+    additional_dependencies: ["{wheel}"]
+"""
+# Run by a hook without dependencies: neither the fork venv's packages
+# (pytest) nor another hook's are there.
+BARE_HOOK = """\
+import importlib.util, sys
+
+assert importlib.util.find_spec("pytest") is None, sys.executable
+assert importlib.util.find_spec("hookdep") is None, sys.executable
+"""
+# Run by a hook with one dependency: it imports, and the hook's own
+# environment comes first on PATH (vLLM's mypy hook runs `mypy`).
+DEPENDENCY_HOOK = """\
+import os, shutil, sys
+
+import hookdep
+
+assert hookdep.VALUE == 42
+assert os.path.dirname(shutil.which("python")) == os.path.dirname(sys.executable)
+"""
+
+
+def test_gate_runs_each_hook_in_an_environment_of_its_dependencies(
+    queue: Queue, tmp_path: Path
+) -> None:
+    """As pre-commit runs a `language: python` hook: in a virtualenv that
+    holds its additional_dependencies and nothing else, not in the fork's venv
+    (whose torch and transformers vLLM's pre-commit never sees)."""
+    import sys
+
+    from vllm_fork import checks
+    from vllm_fork.bases import load_base
+
+    assert main(queue.argv("build", "--no-venv")) == 0
+    queue.commit(
+        "[Misc] Add hooks\n\nThe tree's own gate.\n",
+        {
+            ".pre-commit-config.yaml": HOOK_ENV_CONFIG.format(wheel=tiny_wheel(tmp_path)),
+            "tools/pre_commit/bare.py": BARE_HOOK,
+            "tools/pre_commit/with_dependency.py": DEPENDENCY_HOOK,
+        },
+    )
+    run_git(queue.fork, "tag", "-f", "v1.0.0")  # the hooks are part of the base
+    base = load_base(queue.root, "v1.0.0")
+    queue.commit(GOOD_MESSAGE.format(title="Clean"), {"vllm/clean.py": "x = 1\n"})
+    hook_envs = tmp_path / "hook-envs"
+    for _ in range(2):  # built, then reused
+        findings = checks.gate(base, queue.fork, Path(sys.executable), hook_envs, lambda m: None)
+        assert [f for f in findings if not f.startswith(("ruff", "typos"))] == []
+        assert len(list(hook_envs.iterdir())) == 2, "one environment per set of dependencies"
 
 
 def test_upstream_sorts_unmarked_paragraphs_into_sections() -> None:
