@@ -18,6 +18,7 @@ from vllm_fork.bases import Base
 from vllm_fork.errors import ForkError
 from vllm_fork.gitutil import git
 from vllm_fork.patchfile import lint_patch, parse_patch
+from vllm_fork.venv import hook_python
 
 TEST_FILE_RE = re.compile(r"^tests/(.+/)?test_[^/]+\.py$")
 STALE_SERIES_HEADER = "# This series applies on GIT commit"
@@ -404,8 +405,6 @@ def gate(base: Base, tree: Path, python: Path, hook_envs: Path, log) -> list[str
     ruff and typos come from the fork's venv (`python`'s); each of the tree's
     own python hooks runs in its environment under `hook_envs`, as pre-commit
     runs it (venv.hook_python)."""
-    from vllm_fork.venv import hook_python
-
     files = touched_files(base, tree)
     pyfiles = [f for f in files if f.endswith(".py")]
     bindir = python.parent
