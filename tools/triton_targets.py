@@ -36,9 +36,7 @@ import io
 import json
 import os
 import re
-import subprocess
 import sys
-import tempfile
 from dataclasses import asdict, dataclass, field
 
 os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
@@ -100,31 +98,17 @@ def amd_resources(asm: str) -> dict[str, int]:
     }
 
 
-def ptxas_log(ptx: str, arch: str) -> str:
-    """`ptxas -v` on a kernel from Triton's cache (no ptxas ran for it)."""
-    from triton.backends.nvidia.compiler import get_ptxas
-
-    ptxas = get_ptxas(90).path
-    with tempfile.TemporaryDirectory() as tmp:
-        src = os.path.join(tmp, "k.ptx")
-        with open(src, "w") as f:
-            f.write(ptx)
-        return subprocess.run(
-            [ptxas, "-v", f"--gpu-name={arch}", src, "-o", os.path.join(tmp, "k.o")],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stderr
-
-
 def nvidia_resources(log: str) -> dict[str, int]:
+    """From a `ptxas -v` log: the kernel's registers (its entry function comes
+    first), the spill stores and the largest stack frame of all its functions
+    (a noinline helper is a function of its own)."""
     regs = re.search(r"Used (\d+) registers", log)
-    stores = re.search(r"(\d+) bytes spill stores", log)
-    stack = re.search(r"(\d+) bytes stack frame", log)
+    spills = [int(n) for n in re.findall(r"(\d+) bytes spill stores", log)]
+    stack = [int(n) for n in re.findall(r"(\d+) bytes stack frame", log)]
     return {
         "regs": int(regs.group(1)) if regs else 0,
-        "spills": int(stores.group(1)) if stores else 0,
-        "scratch": int(stack.group(1)) if stack else 0,
+        "spills": sum(spills),
+        "scratch": max(stack, default=0),
     }
 
 
@@ -206,6 +190,25 @@ class Compiler:
         finally:
             JITFunction.run = original
 
+    def compile_with_ptxas_log(self, backend, src, options):
+        """(the kernel, the `ptxas -v` log of its cubin). Triton runs ptxas -v
+        itself and prints the log with this knob; for a kernel from Triton's
+        cache, which ran no ptxas, Triton's own ptxas step runs on its PTX
+        (same command, same log)."""
+        import triton
+
+        log = io.StringIO()
+        try:
+            with triton.knobs.nvidia.scope(), contextlib.redirect_stdout(log):
+                triton.knobs.nvidia.dump_ptxas_log = True
+                kernel = triton.compile(src, target=self.gpu_target, options=options.__dict__)
+                if not re.search(r"Used \d+ registers", log.getvalue()):
+                    backend.make_cubin(kernel.asm["ptx"], {}, options, self.target.arch)
+        except BaseException:
+            sys.stderr.write(log.getvalue())  # Triton's reproducer, if ptxas failed
+            raise
+        return kernel, log.getvalue()
+
     def compile(self, fn, args, kwargs) -> None:
         import triton
         from triton.compiler import ASTSource, make_backend
@@ -223,13 +226,8 @@ class Compiler:
         key = compile_key(src, backend, options.__dict__)
         reused = key in self.reuse
         if not reused:
-            # Triton runs ptxas -v itself and prints its log with this knob:
-            # read it rather than run ptxas a second time.
-            log = io.StringIO()
-            with triton.knobs.nvidia.scope(), contextlib.redirect_stdout(log):
-                triton.knobs.nvidia.dump_ptxas_log = True
-                kernel = triton.compile(src, target=self.gpu_target, options=options.__dict__)
             if t.backend == "hip":
+                kernel = triton.compile(src, target=self.gpu_target, options=options.__dict__)
                 found = amd_resources(kernel.asm["amdgcn"])
                 res = {
                     "regs": found["vgpr"],
@@ -237,10 +235,8 @@ class Compiler:
                     "scratch": found["scratch"],
                 }
             else:
-                found = log.getvalue()
-                if "registers" not in found:  # from Triton's cache: no ptxas ran
-                    found = ptxas_log(kernel.asm["ptx"], f"sm_{t.arch}a")
-                res = nvidia_resources(found)
+                kernel, log = self.compile_with_ptxas_log(backend, src, options)
+                res = nvidia_resources(log)
             res["lds"] = kernel.metadata.shared
             self.reuse[key] = res
         res = self.reuse[key]
