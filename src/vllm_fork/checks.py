@@ -388,13 +388,19 @@ def local_python_hooks(tree: Path, python: Path) -> list[dict]:
     hooks = []
     for hook in json.loads(proc.stdout):
         entry = shlex.split(hook.get("entry", ""))
-        if len(entry) >= 2 and entry[0] == "python" and entry[1].startswith("tools/pre_commit/"):
+        if (
+            hook.get("language") == "python"
+            and len(entry) >= 2
+            and entry[0] == "python"
+            and entry[1].startswith("tools/pre_commit/")
+        ):
             # The hooks a contributor's commit runs. CI-only ones (stage
             # manual alone: 0.29.0's mypy for 3.11-3.13) would multiply
             # the time for the same checks under other Python versions.
             if "pre-commit" not in hook["stages"]:
                 continue
-            hook["argv"] = [*entry[1:], *hook.get("args", [])]  # after the hook's python
+            # The entry without its `python`: gate() runs it with the hook's own.
+            hook["script_args"] = [*entry[1:], *hook.get("args", [])]
             hooks.append(hook)
     return hooks
 
@@ -419,10 +425,20 @@ def gate(base: Base, tree: Path, python: Path, hook_envs: Path, log) -> list[str
         chosen = _hook_files(hook, files)
         if not chosen and not hook.get("always_run"):
             continue
-        hook_py = hook_python(hook_envs, hook.get("additional_dependencies", []), log)
-        # The hook's own tools first on PATH (vLLM's mypy hook runs `mypy`).
-        hook_env = dict(env, PATH=f"{hook_py.parent}{os.pathsep}{env.get('PATH', '')}")
-        argv = [str(hook_py), *hook["argv"], *(chosen if hook.get("pass_filenames", True) else [])]
+        deps = hook.get("additional_dependencies", [])
+        try:
+            hook_py = hook_python(hook_envs, deps, log)
+        except ForkError as exc:
+            raise ForkError(
+                f"cannot build the environment of hook {hook['id']} ({', '.join(deps)})",
+                f"{exc.message}\npip needs the package index once per set of dependencies.",
+            ) from exc
+        # As pre-commit activates it: the hook's own tools first on PATH
+        # (vLLM's mypy hook runs `mypy`).
+        hook_env = {k: v for k, v in env.items() if k != "PYTHONHOME"}
+        hook_env["VIRTUAL_ENV"] = str(hook_py.parent.parent)
+        hook_env["PATH"] = f"{hook_py.parent}{os.pathsep}{env.get('PATH', '')}"
+        argv = [str(hook_py), *hook["script_args"], *(chosen if hook.get("pass_filenames", True) else [])]
         runs.append((hook["id"], argv, hook_env))
     findings = []
     for name, argv, run_env in runs:

@@ -121,20 +121,26 @@ def hook_python(envs: Path, deps: list[str], log) -> Path:
     """The python of a virtualenv under `envs` that holds exactly `deps`: the
     environment pre-commit builds for a `language: python` hook with these
     additional_dependencies. vLLM's mypy hook gets mypy, stub packages and
-    pydantic, and no torch: mypy in the fork's venv would follow the imports
-    into torch and transformers, which vLLM's pre-commit never sees (minutes
-    of CPU, and errors that come from their sources)."""
+    pydantic: mypy sees the hook's stubs, not the torch and transformers
+    installed in the fork's venv, which it would follow vLLM's imports into
+    (minutes of CPU, and errors from their sources)."""
+    import fcntl
     import hashlib
 
-    want = "\n".join(sorted(deps))
+    want = "\n".join([sys.version, *sorted(deps)])
     env = envs / hashlib.sha256(want.encode()).hexdigest()[:16]
     stamp = env / "vllm-fork-stamp"
-    if python_of(env).exists() and stamp.is_file() and stamp.read_text() == want:
-        return python_of(env)
-    log(f"  hook environment {env.name}: {', '.join(deps) or 'no dependencies'}")
-    stdlib_venv.EnvBuilder(with_pip=bool(deps), clear=True).create(env)
-    if deps:
-        pip = [str(python_of(env)), "-m", "pip", "install", "--progress-bar", "off", "--no-compile"]
-        _run([*pip, *deps], log, dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1"))
-    stamp.write_text(want)
+    envs.mkdir(parents=True, exist_ok=True)
+    # One builder at a time (two gates of one base); a build that was killed
+    # left no stamp and is redone.
+    with open(envs / f"{env.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if python_of(env).exists() and stamp.is_file() and stamp.read_text() == want:
+            return python_of(env)
+        log(f"  hook environment {env.name}: {', '.join(deps) or 'no dependencies'}")
+        stdlib_venv.EnvBuilder(with_pip=bool(deps), clear=True).create(env)
+        if deps:
+            pip = [str(python_of(env)), "-m", "pip", "install", "--progress-bar", "off", "--no-compile"]
+            _run([*pip, *deps], log, dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1"))
+        stamp.write_text(want)
     return python_of(env)
