@@ -138,3 +138,35 @@ def test_steps_never_trust_bytecode_an_earlier_step_wrote(
         for value in (1, 2, 3):
             assert step(tree, runner, value, mtime=1_700_000_000) == ({}, 0)
     assert not list(tree.rglob("*.pyc"))
+
+
+EXITING = """\
+import atexit
+
+atexit.register(print, "the exit handler ran", end="")
+
+
+def test_step():
+    assert {ok}
+"""
+
+
+@pytest.mark.parametrize("extra", ["", THREAD], ids=["forked", "fresh"])
+def test_a_step_ends_with_its_exit_status_exit_handlers_and_output(
+    tree: Path, monkeypatch: pytest.MonkeyPatch, extra: str
+) -> None:
+    # A served step's child skips the interpreter's teardown (os._exit); what
+    # a normal exit gives must still come back: pytest's status, the exit
+    # handlers' effects and output still in the buffers.
+    monkeypatch.delenv("PYTHONUNBUFFERED", raising=False)
+    (tree.parent / "site" / "thirdparty.py").write_text(THIRDPARTY.replace("{extra}", extra))
+    (tree / "vllm" / "__init__.py").write_text("")
+    args = ["-q", "-p", "no:cacheprovider", "tests/test_exiting.py"]
+    with StepRunner(tree, Path(sys.executable), lambda _: None) as runner:
+        runner.run(["thirdparty"], set(), [])  # the server preloads it
+        for ok, code in ((True, 0), (False, 1), (True, 0)):
+            (tree / "tests" / "test_exiting.py").write_text(EXITING.format(ok=ok))
+            failures, proc = runner.run(["vllm"], set(), args)
+            assert (failures, proc.returncode) == ({}, code), proc.stdout + proc.stderr
+            assert proc.stdout.endswith("the exit handler ran"), proc.stdout
+            assert ("1 failed" if code else "1 passed") in proc.stdout
