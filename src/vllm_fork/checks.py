@@ -162,7 +162,8 @@ class StepRunner:
     imports leave another environment than the one the server imported
     under is run again in a fresh interpreter, as is every step once the
     server has started a Python thread (fork copies only the calling thread)
-    or has died.
+    or has died. A step compiles a source file only where no earlier step
+    compiled the same text at the same path (the steps share a code cache).
     """
 
     SOURCE = (Path(__file__).parent / "bisect_step.py").read_text()
@@ -170,6 +171,7 @@ class StepRunner:
     def __init__(self, tree: Path, python: Path, log) -> None:
         self.tree, self.python, self.log = tree, python, log
         self.tmp = tempfile.TemporaryDirectory(prefix="vllm-fork-step-")
+        (Path(self.tmp.name) / "code").mkdir()
         self.preloaded: set[str] = set()
         self.server: subprocess.Popen[str] | None = subprocess.Popen(
             [str(python), "-c", self.SOURCE, "serve"],
@@ -229,6 +231,7 @@ class StepRunner:
             "pytest_args": pytest_args,
             "stdout": str(out),
             "stderr": str(err),
+            "code_cache": str(Path(self.tmp.name) / "code"),
         }
         for path in (out, err, rep):
             path.unlink(missing_ok=True)

@@ -170,3 +170,33 @@ def test_a_step_ends_with_its_exit_status_exit_handlers_and_output(
             assert (failures, proc.returncode) == ({}, code), proc.stdout + proc.stderr
             assert proc.stdout.endswith("the exit handler ran"), proc.stdout
             assert ("1 failed" if code else "1 passed") in proc.stdout
+
+
+def test_steps_compile_each_source_once_and_never_reuse_other_code(tree: Path) -> None:
+    # Two modules of the same text: each keeps its own file name in its code.
+    (tree / "vllm" / "twin_a.py").write_text("def where():\n    return where.__code__.co_filename\n")
+    (tree / "vllm" / "twin_b.py").write_text((tree / "vllm" / "twin_a.py").read_text())
+    (tree / "tests" / "test_twins.py").write_text(
+        "from vllm import twin_a, twin_b\n\n\n"
+        "def test_twins():\n"
+        "    assert twin_a.where().endswith('twin_a.py') and twin_b.where().endswith('twin_b.py')\n"
+    )
+    with StepRunner(tree, Path(sys.executable), lambda _: None) as runner:
+        cache = Path(runner.tmp.name) / "code"
+
+        def entries() -> dict[str, int]:
+            return {p.name: p.stat().st_ino for p in cache.iterdir()}
+
+        assert step(tree, runner, 1) == ({}, 0)
+        first = entries()
+        assert len(first) >= 2  # vllm/__init__.py and the third-party module
+        # The same sources again: every module's code comes from the cache.
+        assert step(tree, runner, 1) == ({}, 0)
+        assert entries() == first
+        # An edit is compiled (one new entry); the rest still comes from the cache.
+        assert step(tree, runner, 2) == ({}, 0)
+        assert len(entries()) == len(first) + 1 and first.items() <= entries().items()
+        twins = ["-q", "-p", "no:cacheprovider", "tests/test_twins.py"]
+        for _ in range(2):  # compiled, then from the cache
+            _, proc = runner.run(["vllm.twin_a", "vllm.twin_b"], set(), twins)
+            assert proc.returncode == 0, proc.stdout
