@@ -200,3 +200,12 @@ def test_steps_compile_each_source_once_and_never_reuse_other_code(tree: Path) -
         for _ in range(2):  # compiled, then from the cache
             _, proc = runner.run(["vllm.twin_a", "vllm.twin_b"], set(), twins)
             assert proc.returncode == 0, proc.stdout
+
+
+def test_steps_run_when_the_code_cache_cannot_be_written(tree: Path) -> None:
+    with StepRunner(tree, Path(sys.executable), lambda _: None) as runner:
+        cache = Path(runner.tmp.name) / "code"
+        cache.rmdir()
+        cache.write_text("")  # every read and write in it fails
+        assert step(tree, runner, 1) == ({}, 0)
+        assert step(tree, runner, 2) == ({}, 0)
