@@ -171,7 +171,8 @@ class StepRunner:
     def __init__(self, tree: Path, python: Path, log) -> None:
         self.tree, self.python, self.log = tree, python, log
         self.tmp = tempfile.TemporaryDirectory(prefix="vllm-fork-step-")
-        (Path(self.tmp.name) / "code").mkdir()
+        self.code_cache = Path(self.tmp.name) / "code"
+        self.code_cache.mkdir()
         self.preloaded: set[str] = set()
         self.server: subprocess.Popen[str] | None = subprocess.Popen(
             [str(python), "-c", self.SOURCE, "serve"],
@@ -231,7 +232,7 @@ class StepRunner:
             "pytest_args": pytest_args,
             "stdout": str(out),
             "stderr": str(err),
-            "code_cache": str(Path(self.tmp.name) / "code"),
+            "code_cache": str(self.code_cache),
         }
         for path in (out, err, rep):
             path.unlink(missing_ok=True)

@@ -182,7 +182,7 @@ def test_steps_compile_each_source_once_and_never_reuse_other_code(tree: Path) -
         "    assert twin_a.where().endswith('twin_a.py') and twin_b.where().endswith('twin_b.py')\n"
     )
     with StepRunner(tree, Path(sys.executable), lambda _: None) as runner:
-        cache = Path(runner.tmp.name) / "code"
+        cache = runner.code_cache
 
         def entries() -> dict[str, int]:
             return {p.name: p.stat().st_ino for p in cache.iterdir()}
@@ -204,7 +204,7 @@ def test_steps_compile_each_source_once_and_never_reuse_other_code(tree: Path) -
 
 def test_steps_run_when_the_code_cache_cannot_be_written(tree: Path) -> None:
     with StepRunner(tree, Path(sys.executable), lambda _: None) as runner:
-        cache = Path(runner.tmp.name) / "code"
+        cache = runner.code_cache
         cache.rmdir()
         cache.write_text("")  # every read and write in it fails
         assert step(tree, runner, 1) == ({}, 0)
