@@ -40,6 +40,9 @@ replay):
   nocap, wave_st2
                 the op that takes that cap without it; and without it, the
                 wave-split kernel at 2 stages instead of 3 (session 13)
+  fill_min128, fill_min256, fill_min512
+                grids within one wave too run a sequence of fewer than 128,
+                256 or 512 tokens in one program (session 19)
 
     python3 benchmarks/experiments/decode_short_context_variants.py --vllm-root BUNDLE --out-dir OUT
 
@@ -655,6 +658,22 @@ EDITS["no_wave_rule"] = [
 for _min_len in (0, 512, 2048, 4096, 8192):
     EDITS[f"wave_min{_min_len}"] = [
         ("_WAVE_SPLIT_MIN_LEN = 1024\n", f"_WAVE_SPLIT_MIN_LEN = {_min_len}\n")
+    ]
+# Session 19: within one wave of programs every sequence is split over all
+# the splits, so a 128-token sequence at head 128 (two 64-token tiles) pays
+# for the reduce's work. fill_min<L>: there too, a sequence of fewer than L
+# tokens runs in one program (the wave rule's threshold, _WAVE_SPLIT_MIN_LEN,
+# is unchanged; its register cap stays on the wave-split launches).
+for _min_len in (128, 256, 512):
+    EDITS[f"fill_min{_min_len}"] = [
+        (
+            "    min_split_len = _WAVE_SPLIT_MIN_LEN if use_splits and past_one_wave else 0\n",
+            f"    min_split_len = (_WAVE_SPLIT_MIN_LEN if past_one_wave else {_min_len}) if use_splits else 0\n",
+        ),
+        (
+            "    if min_split_len and config.wave_split_max_registers is not None:\n",
+            "    if min_split_len and past_one_wave and config.wave_split_max_registers is not None:\n",
+        ),
     ]
 # At most 2 (instead of 4) splits past one wave: fewer empty programs for
 # short sequences, a longer last wave for long ones (session 12, call 40).
