@@ -491,12 +491,62 @@ def test_run_jobs_runs_what_it_can_and_says_what_it_did_not(
     import os
     import sys
 
-    from vllm_fork.cli import run_jobs
+    from vllm_fork.cli import Job, run_jobs
 
     ok, bad = [sys.executable, "-c", "print('fine')"], [sys.executable, "-c", "raise SystemExit(3)"]
-    jobs = {"a": (ok, []), "b": (bad, []), "c": (ok, ["a"]), "d": (ok, ["b"]), "e": (ok, ["d"])}
-    assert run_jobs(jobs, tmp_path, dict(os.environ)) is False
+    jobs = {
+        "a": Job(ok, [], 1),
+        "b": Job(bad, [], 1),
+        "c": Job(ok, ["a"], 1),
+        "d": Job(ok, ["b"], 1),
+        "e": Job(ok, ["d"], 1),
+    }
+    assert run_jobs(jobs, tmp_path, dict(os.environ), cores=2) is False
     out = capsys.readouterr().out
     assert "== a: ok" in out and "== c: ok" in out and "fine" in out
     assert "== b: FAILED (exit 3)" in out
     assert "== d: not run (needs b)" in out and "== e: not run (needs d)" in out
+
+
+@pytest.mark.timeout(120)  # a job that waits for more cores than there are never starts
+def test_run_jobs_keeps_at_most_its_cores_busy(tmp_path: Path) -> None:
+    """Jobs start in the order given while the cores they keep busy fit; a job
+    wider than all cores runs alone, one of no cores beside anything."""
+    import os
+    import sys
+
+    from vllm_fork.cli import Job, run_jobs
+
+    def job(name: str, cores: int, needs: list[str] | None = None, secs: float = 0.5) -> Job:
+        # Its start and end on the wall clock, in a file named after it.
+        code = (
+            f"import sys, time; s = time.time(); time.sleep({secs}); "
+            "open(sys.argv[1], 'w').write(f'{s} {time.time()}')"
+        )
+        return Job([sys.executable, "-c", code, str(tmp_path / name)], needs or [], cores)
+
+    jobs = {
+        "disk-first": job("disk-first", 0, secs=1.5),
+        "pair": job("pair", 2),
+        "one-a": job("one-a", 1),
+        "one-b": job("one-b", 1),
+        "one-c": job("one-c", 1),
+        "wide": job("wide", 3),
+        "disk": job("disk", 0),
+        "two": job("two", 2, ["wide"]),
+    }
+    assert run_jobs(jobs, tmp_path, dict(os.environ), cores=2) is True
+    spans = {n: tuple(map(float, (tmp_path / n).read_text().split())) for n in jobs}
+
+    def overlap(a: str, b: str) -> bool:
+        return spans[a][0] < spans[b][1] and spans[b][0] < spans[a][1]
+
+    for name, (start, _) in spans.items():
+        busy = sum(jobs[n].cores for n, (s, e) in spans.items() if s <= start < e)
+        assert busy <= 2 or name == "wide", f"{busy} cores busy when {name} started: {spans}"
+    assert overlap("one-a", "one-b"), "two 1-core jobs on 2 cores ran one after the other"
+    assert overlap("pair", "disk-first"), "a job of no cores held a core"
+    for other in ("pair", "one-a", "one-b", "one-c", "two"):
+        assert not overlap("wide", other), f"the 3-core job ran beside {other}"
+    assert spans["wide"][1] <= spans["two"][0], "a job ran before what it needs"
+    assert overlap("disk", "pair"), "a job of no cores waited for cores"
