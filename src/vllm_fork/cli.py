@@ -327,8 +327,9 @@ def cmd_test(ctx: Ctx, args: argparse.Namespace) -> int:
     Independent work runs side by side, each job as soon as what it needs is
     there and the cores it keeps busy are free: a base's build (the `apply`
     check: a fresh tree from the pinned sdist and the series, and its venv),
-    then that base's bisect and gate; the tool's tests (pytest-xdist, two
-    workers) once every base is built."""
+    then that base's bisect and gate; the Triton target check (a job per group
+    of targets) and the tool's tests (pytest-xdist, two workers) once every
+    base is built."""
     names = known_bases(ctx.root)
     failed = False
     for name in names:
@@ -340,6 +341,38 @@ def cmd_test(ctx: Ctx, args: argparse.Namespace) -> int:
     if failed:
         print("vllm-fork test: FAILED (static)")
         return 1
+    import tempfile
+
+    # bisect checks commits out and gate runs mypy at the base too: each
+    # works on its own copy of each fork tree (the sdist's ignored files
+    # included), so the tool's tests see HEAD and the two run side by side.
+    with tempfile.TemporaryDirectory(prefix="vllm-fork-check-") as tmp:
+        env = dict(os.environ, VLLM_FORK_CACHE=str(ctx.cache), PYTHONUNBUFFERED="1")
+        # The cores this process may run on (os.cpu_count() where the OS does
+        # not say: macOS).
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        failed = not run_jobs(all_test_jobs(ctx, names, Path(tmp)), ctx.root, env, cores=cores or 1)
+    print("vllm-fork test: " + ("FAILED" if failed else "all passed"))
+    return 1 if failed else 0
+
+
+TARGET_CHECK = "tests/integration/test_triton_targets.py::test_kernels_fit_every_target"
+# The Triton target check's groups of targets (tools/triton_targets.py
+# --targets; tests/integration/test_triton_targets.py checks that together
+# they are every target), each of about equal compile time: a test and a job.
+TRITON_TARGET_GROUPS = ("sm_90", "gfx90a,gfx942,gfx950")
+
+
+class Job(NamedTuple):
+    cmd: list[str]
+    needs: list[str]  # jobs that must have passed first
+    cores: int  # how many processes it keeps computing at once
+
+
+def all_test_jobs(ctx: Ctx, names: list[str], tmp: Path) -> dict[str, Job]:
+    """`test`'s jobs, in the order they start when they can: each base's
+    build, the bisects and the gates (on copies of the fork trees in `tmp`),
+    the Triton target check, the tool's tests."""
     tool = [sys.executable, str(ctx.root / "vllm-fork"), "--repo", str(ctx.root)]
     tool += ["--cache", str(ctx.cache)]
     python = venv.python_of(venv.venv_dir(ctx.root, ctx.base()))
@@ -348,46 +381,35 @@ def cmd_test(ctx: Ctx, args: argparse.Namespace) -> int:
     # The newest base first.
     for n in sorted(names, key=lambda n: n != ctx.base_name):
         jobs[f"build {n} (= check --apply)"] = Job([*tool, "--base", n, "build"], [], cores=1)
-    import tempfile
-
-    # bisect checks commits out and gate runs mypy at the base too: each
-    # works on its own copy of each fork tree (the sdist's ignored files
-    # included), so the tool's tests see HEAD and the two run side by side.
-    with tempfile.TemporaryDirectory(prefix="vllm-fork-check-") as tmp:
-        # The bisects first: they are the longest jobs.
-        for check in ("bisect", "gate"):
-            for n in names:
-                tree = fork.fork_dir(ctx.root, load_base(ctx.root, n))
-                copy = Path(tmp) / f"{n}-{check}"
-                jobs[f"copy {n} for {check}"] = Job(
-                    ["cp", "-a", str(tree), str(copy)],
-                    [f"build {n} (= check --apply)"],
-                    cores=0,  # waits on the disk
-                )
-                jobs[f"check {n}: {check}"] = Job(
-                    [*tool, "--base", n, "check", f"--{check}", "--fork", str(copy)],
-                    [f"copy {n} for {check}"],
-                    cores=1,
-                )
-        # Tests that read .fork/<base> (at its HEAD) need every base built.
-        jobs["the tool's tests (synthetic upstream, then the real pinned sdists)"] = Job(
-            [str(python), "-m", "pytest", "-p", "no:cacheprovider", "-n", "2", "--durations=10", "tests"],
-            builds,
-            cores=2,
-        )
-        env = dict(os.environ, VLLM_FORK_CACHE=str(ctx.cache), PYTHONUNBUFFERED="1")
-        # The cores this process may run on (os.cpu_count() where the OS does
-        # not say: macOS).
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-        failed = not run_jobs(jobs, ctx.root, env, cores=cores or 1)
-    print("vllm-fork test: " + ("FAILED" if failed else "all passed"))
-    return 1 if failed else 0
-
-
-class Job(NamedTuple):
-    cmd: list[str]
-    needs: list[str]  # jobs that must have passed first
-    cores: int  # how many processes it keeps computing at once
+    # The bisects first: they are the longest jobs.
+    for check in ("bisect", "gate"):
+        for n in names:
+            tree = fork.fork_dir(ctx.root, load_base(ctx.root, n))
+            copy = tmp / f"{n}-{check}"
+            jobs[f"copy {n} for {check}"] = Job(
+                ["cp", "-a", str(tree), str(copy)],
+                [f"build {n} (= check --apply)"],
+                cores=0,  # waits on the disk
+            )
+            jobs[f"check {n}: {check}"] = Job(
+                [*tool, "--base", n, "check", f"--{check}", "--fork", str(copy)],
+                [f"copy {n} for {check}"],
+                cores=1,
+            )
+    # Tests that read .fork/<base> (at its HEAD) need every base built; they
+    # wait for the bisects' copies too, so that the bisects start first. The
+    # Triton target check, a test per group of targets that compiles for
+    # each base in turn, runs as one job per group.
+    after = [*builds, *(f"copy {n} for bisect" for n in names)]
+    pytest = [str(python), "-m", "pytest", "-p", "no:cacheprovider"]
+    for group in TRITON_TARGET_GROUPS:
+        jobs[f"Triton target check: {group}"] = Job([*pytest, "-q", f"{TARGET_CHECK}[{group}]"], after, cores=1)
+    jobs["the tool's tests (synthetic upstream, then the real pinned sdists)"] = Job(
+        [*pytest, "-n", "2", "--durations=10", "--deselect", TARGET_CHECK, "tests"],
+        after,
+        cores=2,
+    )
+    return jobs
 
 
 def run_jobs(jobs: dict[str, Job], cwd: Path, env: dict[str, str], cores: int) -> bool:

@@ -12,29 +12,26 @@ from __future__ import annotations
 
 import filecmp
 import json
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from vllm_fork.bases import known_bases, load_base
+from vllm_fork.cli import TRITON_TARGET_GROUPS
 from vllm_fork.venv import python_of, venv_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 DECODE_OP = "vllm/v1/attention/ops/decode_page_contiguous.py"
 
 
-# Each base's targets in two processes side by side, about equal halves of
-# the compile time: the check is the last job of `./vllm-fork test` and would
-# otherwise leave one of the CI machine's two cores idle.
-TARGET_GROUPS = ("sm_90", "gfx90a,gfx942,gfx950")
+# Groups of about equal compile time, each its own test and its own job of
+# one core in `./vllm-fork test`.
+TARGET_GROUPS = TRITON_TARGET_GROUPS
 
 
-@pytest.mark.integration
-def test_kernels_fit_every_target(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The bases in turn, each with its own tree and venv, sharing one
-    --reuse file per target group: a kernel the bases share (the decode op's
-    are identical) is compiled once."""
+def test_target_groups_are_every_target(monkeypatch: pytest.MonkeyPatch) -> None:
     # The tool sets these two for itself when imported; keep the worker's own.
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)
@@ -42,7 +39,18 @@ def test_kernels_fit_every_target(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     import triton_targets
 
     groups = [set(g.split(",")) for g in TARGET_GROUPS]
+    assert sum(map(len, groups)) == len(set().union(*groups))
     assert set().union(*groups) == {t.name for t in triton_targets.TARGETS}
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("targets", TARGET_GROUPS)
+def test_kernels_fit_every_target(
+    targets: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bases in turn, each with its own tree and venv, sharing one
+    --reuse file: a kernel the bases share (the decode op's are identical)
+    is compiled once."""
     built = []
     for name in known_bases(ROOT):
         base = load_base(ROOT, name)
@@ -51,30 +59,21 @@ def test_kernels_fit_every_target(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         if not (tree / "vllm").is_dir() or not python.exists():
             print(f"== {name}: not built here, not checked (`./vllm-fork --base {name} build`)")
             continue
-        procs: list[tuple[str, Path, Path, subprocess.Popen[bytes]]] = []
-        try:
-            for i, targets in enumerate(TARGET_GROUPS):
-                rows, out = tmp_path / f"{name}-{i}.json", tmp_path / f"{name}-{i}.out"
-                cmd = [str(python), str(ROOT / "tools" / "triton_targets.py"), "--tree", str(tree)]
-                cmd += ["--targets", targets, "--reuse", str(tmp_path / f"compiles-{i}.json")]
-                cmd += ["--json", str(rows)]
-                with out.open("w") as f:  # files, not pipes: neither waits on a full pipe
-                    procs.append((targets, rows, out, subprocess.Popen(cmd, stdout=f, stderr=f)))
-            for *_, proc in procs:
-                proc.wait(timeout=2700)
-        finally:
-            for *_, proc in procs:
-                proc.kill()
-                proc.wait()
-        found = []
-        for targets, rows, out, proc in procs:  # both tables, then the verdict
-            lines = out.read_text().splitlines()
-            table = "\n".join(line for line in lines if not line.startswith("W"))
-            print(f"== {name} ({targets}): exit {proc.returncode}\n{table}")
-        for targets, rows, out, proc in procs:
-            assert proc.returncode == 0, f"{name} ({targets}): a config does not fit its target"
-            found += json.loads(rows.read_text())
-        assert {r["target"] for r in found} == set().union(*groups)
+        rows, out = tmp_path / f"{name}.json", tmp_path / f"{name}.out"
+        cmd = [str(python), str(ROOT / "tools" / "triton_targets.py"), "--tree", str(tree)]
+        cmd += ["--targets", targets, "--reuse", str(tmp_path / "compiles.json")]
+        cmd += ["--json", str(rows)]
+        # The tool sets these two for itself when imported; keep the worker's own.
+        env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+        env["CUDA_VISIBLE_DEVICES"] = ""
+        with out.open("w") as f:  # a file, not a pipe: nothing waits on a full pipe
+            proc = subprocess.run(cmd, stdout=f, stderr=f, env=env, timeout=2700)
+        lines = out.read_text().splitlines()
+        table = "\n".join(line for line in lines if not line.startswith("W"))
+        print(f"== {name} ({targets}): exit {proc.returncode}\n{table}")
+        assert proc.returncode == 0, f"{name} ({targets}): a config does not fit its target"
+        found = json.loads(rows.read_text())
+        assert {r["target"] for r in found} == set(targets.split(","))
         built.append((tree, found))
     if not built:
         pytest.skip("no base is built here: run `./vllm-fork build`.")

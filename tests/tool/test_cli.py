@@ -550,3 +550,49 @@ def test_run_jobs_keeps_at_most_its_cores_busy(tmp_path: Path) -> None:
         assert not overlap("wide", other), f"the 3-core job ran beside {other}"
     assert spans["wide"][1] <= spans["two"][0], "a job ran before what it needs"
     assert overlap("disk", "pair"), "a job of no cores waited for cores"
+
+
+def test_the_test_verb_runs_each_test_once_and_the_bisects_first(tmp_path: Path) -> None:
+    """`test`'s jobs for this repository: the builds, then the bisects (the
+    longest jobs), the gates, the Triton target check's jobs, the tool's
+    tests. Each target check job collects one test; the tool's tests job
+    collects every other test under tests/, so each runs once."""
+    import subprocess
+    import sys
+    from collections import Counter
+
+    from vllm_fork.bases import known_bases
+    from vllm_fork.cli import Ctx, all_test_jobs, parser
+
+    root = Path(__file__).resolve().parents[2]
+    ctx = Ctx(parser().parse_args(["--repo", str(root), "test"]))
+    names = known_bases(root)
+    jobs = all_test_jobs(ctx, names, tmp_path)
+    kinds = [
+        "build" if t.startswith("build") else
+        "copy" if t.startswith("copy") else
+        t.split(": ")[1] if t.startswith("check") else
+        "targets" if t.startswith("Triton target check") else "tool"
+        for t in jobs
+    ]  # fmt: skip
+    order = [k for k in kinds if k != "copy"]
+    assert order == sorted(order, key=["build", "bisect", "gate", "targets", "tool"].index), order
+    assert kinds.count("bisect") == kinds.count("gate") == kinds.count("build") == len(names)
+
+    def collected(cmd: list[str]) -> list[str]:
+        args = [a for a in cmd[cmd.index("pytest") + 1 :] if a not in ("-n", "2", "--durations=10", "-q")]
+        out = subprocess.run(
+            [sys.executable, "-m", "pytest", "--collect-only", "-q", *args],
+            cwd=root, capture_output=True, text=True,
+        )  # fmt: skip
+        assert out.returncode == 0, out.stdout + out.stderr
+        return [line for line in out.stdout.splitlines() if "::" in line]
+
+    pytest_jobs = {t: j for t, j in jobs.items() if "pytest" in j.cmd}
+    runs = {t: collected(j.cmd) for t, j in pytest_jobs.items()}
+    for title, ids in runs.items():
+        if title.startswith("Triton target check"):
+            assert len(ids) == 1, (title, ids)
+    every = collected([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "tests"])
+    ran = Counter(i for ids in runs.values() for i in ids)
+    assert ran == Counter(every), f"run twice: {ran - Counter(every)}, never: {Counter(every) - ran}"
