@@ -325,11 +325,11 @@ def cmd_test(ctx: Ctx, args: argparse.Namespace) -> int:
     """Every test: the tool's own, then every base's full check.
 
     Independent work runs side by side, each job as soon as what it needs is
-    there and the cores it keeps busy are free: a base's build (the `apply`
-    check: a fresh tree from the pinned sdist and the series, and its venv),
-    then that base's bisect and gate; the Triton target check (a job per group
-    of targets) and the tool's tests (pytest-xdist, two workers) once every
-    base is built."""
+    there and there is room for the processes it keeps computing: a base's
+    build (the `apply` check: a fresh tree from the pinned sdist and the
+    series, and its venv), then that base's bisect and gate; the Triton
+    target check (a job per group of targets) and the tool's tests
+    (pytest-xdist, two workers) once every base is built."""
     names = known_bases(ctx.root)
     failed = False
     for name in names:
@@ -343,19 +343,17 @@ def cmd_test(ctx: Ctx, args: argparse.Namespace) -> int:
         return 1
     import tempfile
 
-    # bisect checks commits out and gate runs mypy at the base too: each
-    # works on its own copy of each fork tree (the sdist's ignored files
-    # included), so the tool's tests see HEAD and the two run side by side.
     with tempfile.TemporaryDirectory(prefix="vllm-fork-check-") as tmp:
         # Each process of a job computes on one thread: the jobs are counted
-        # in cores below. (torch's default, a thread per core in every test
+        # in processes below. (torch's default, a thread per core in every test
         # process, cost two kernel-test runs side by side 12% more CPU each.)
         env = dict(os.environ, VLLM_FORK_CACHE=str(ctx.cache), PYTHONUNBUFFERED="1", OMP_NUM_THREADS="1")
         # The cores this process may run on (os.cpu_count() where the OS does
         # not say: macOS), and one more: jobs also wait on git, the disk and
         # their children (two bisects side by side kept 1.77 of 2 cores busy).
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-        failed = not run_jobs(all_test_jobs(ctx, names, Path(tmp)), ctx.root, env, cores=(cores or 1) + 1)
+        jobs = all_test_jobs(ctx, names, Path(tmp))
+        failed = not run_jobs(jobs, ctx.root, env, processes=(cores or 1) + 1)
     print("vllm-fork test: " + ("FAILED" if failed else "all passed"))
     return 1 if failed else 0
 
@@ -370,7 +368,7 @@ TRITON_TARGET_GROUPS = ("sm_90", "gfx90a,gfx942,gfx950")
 class Job(NamedTuple):
     cmd: list[str]
     needs: list[str]  # jobs that must have passed first
-    cores: int  # how many processes it keeps computing at once
+    processes: int  # how many processes it keeps computing at once
 
 
 def all_test_jobs(ctx: Ctx, names: list[str], tmp: Path) -> dict[str, Job]:
@@ -384,7 +382,10 @@ def all_test_jobs(ctx: Ctx, names: list[str], tmp: Path) -> dict[str, Job]:
     jobs: dict[str, Job] = {}
     # The newest base first.
     for n in sorted(names, key=lambda n: n != ctx.base_name):
-        jobs[f"build {n} (= check --apply)"] = Job([*tool, "--base", n, "build"], [], cores=1)
+        jobs[f"build {n} (= check --apply)"] = Job([*tool, "--base", n, "build"], [], processes=1)
+    # bisect checks commits out and gate runs mypy at the base too: each
+    # works on its own copy of each fork tree (the sdist's ignored files
+    # included), so the tool's tests see HEAD and the two run side by side.
     # The bisects first: they are the longest jobs.
     for check in ("bisect", "gate"):
         for n in names:
@@ -393,12 +394,12 @@ def all_test_jobs(ctx: Ctx, names: list[str], tmp: Path) -> dict[str, Job]:
             jobs[f"copy {n} for {check}"] = Job(
                 ["cp", "-a", str(tree), str(copy)],
                 [f"build {n} (= check --apply)"],
-                cores=0,  # waits on the disk
+                processes=0,  # waits on the disk
             )
             jobs[f"check {n}: {check}"] = Job(
                 [*tool, "--base", n, "check", f"--{check}", "--fork", str(copy)],
                 [f"copy {n} for {check}"],
-                cores=1,
+                processes=1,
             )
     # Tests that read .fork/<base> (at its HEAD) need every base built; they
     # wait for the bisects' copies too, so that the bisects start first. The
@@ -407,20 +408,20 @@ def all_test_jobs(ctx: Ctx, names: list[str], tmp: Path) -> dict[str, Job]:
     after = [*builds, *(f"copy {n} for bisect" for n in names)]
     pytest = [str(python), "-m", "pytest", "-p", "no:cacheprovider"]
     for group in TRITON_TARGET_GROUPS:
-        jobs[f"Triton target check: {group}"] = Job([*pytest, "-q", f"{TARGET_CHECK}[{group}]"], after, cores=1)
+        jobs[f"Triton target check: {group}"] = Job([*pytest, "-q", f"{TARGET_CHECK}[{group}]"], after, processes=1)
     jobs["the tool's tests (synthetic upstream, then the real pinned sdists)"] = Job(
         [*pytest, "-n", "2", "--durations=10", "--deselect", TARGET_CHECK, "tests"],
         after,
-        cores=2,
+        processes=2,
     )
     return jobs
 
 
-def run_jobs(jobs: dict[str, Job], cwd: Path, env: dict[str, str], cores: int) -> bool:
-    """Run each job once the jobs it needs have passed and its cores are free
-    (the jobs running keep at most `cores` busy; one wider than that runs
-    alone), in the order given; print each one's output as a block when it
-    ends, with its time. True when all passed.
+def run_jobs(jobs: dict[str, Job], cwd: Path, env: dict[str, str], processes: int) -> bool:
+    """Run each job, in the order given, once the jobs it needs have passed
+    and the jobs running keep few enough processes computing that its own
+    fit in `processes` (one wider than that runs alone); print each one's
+    output as a block when it ends, with its time. True when all passed.
 
     More processes than cores cost CPU time: on a 2-core machine, copies of
     one kernel test took 2% more CPU each when 2 ran at once, 10% more at 4
@@ -444,8 +445,8 @@ def run_jobs(jobs: dict[str, Job], cwd: Path, env: dict[str, str], cores: int) -
                     continue
                 if any(n not in done for n in job.needs):
                     continue
-                busy = sum(jobs[t].cores for t in running)
-                if busy and busy + job.cores > cores:
+                busy = sum(jobs[t].processes for t in running)
+                if busy and busy + job.processes > processes:
                     continue
                 del waiting[title]
                 out = (Path(tmp) / f"{len(done) + len(failed) + len(running)}.log").open("w+b")

@@ -501,29 +501,30 @@ def test_run_jobs_runs_what_it_can_and_says_what_it_did_not(
         "d": Job(ok, ["b"], 1),
         "e": Job(ok, ["d"], 1),
     }
-    assert run_jobs(jobs, tmp_path, dict(os.environ), cores=2) is False
+    assert run_jobs(jobs, tmp_path, dict(os.environ), processes=2) is False
     out = capsys.readouterr().out
     assert "== a: ok" in out and "== c: ok" in out and "fine" in out
     assert "== b: FAILED (exit 3)" in out
     assert "== d: not run (needs b)" in out and "== e: not run (needs d)" in out
 
 
-@pytest.mark.timeout(120)  # a job that waits for more cores than there are never starts
-def test_run_jobs_keeps_at_most_its_cores_busy(tmp_path: Path) -> None:
-    """Jobs start in the order given while the cores they keep busy fit; a job
-    wider than all cores runs alone, one of no cores beside anything."""
+@pytest.mark.timeout(120)  # a job that waits for more room than there is never starts
+def test_run_jobs_keeps_at_most_its_processes_computing(tmp_path: Path) -> None:
+    """Jobs start in the order given while the processes they keep computing
+    fit; a job wider than that runs alone, one of no processes beside
+    anything."""
     import os
     import sys
 
     from vllm_fork.cli import Job, run_jobs
 
-    def job(name: str, cores: int, needs: list[str] | None = None, secs: float = 0.5) -> Job:
+    def job(name: str, processes: int, needs: list[str] | None = None, secs: float = 0.5) -> Job:
         # Its start and end on the wall clock, in a file named after it.
         code = (
             f"import sys, time; s = time.time(); time.sleep({secs}); "
             "open(sys.argv[1], 'w').write(f'{s} {time.time()}')"
         )
-        return Job([sys.executable, "-c", code, str(tmp_path / name)], needs or [], cores)
+        return Job([sys.executable, "-c", code, str(tmp_path / name)], needs or [], processes)
 
     jobs = {
         "disk-first": job("disk-first", 0, secs=1.5),
@@ -535,21 +536,21 @@ def test_run_jobs_keeps_at_most_its_cores_busy(tmp_path: Path) -> None:
         "disk": job("disk", 0),
         "two": job("two", 2, ["wide"]),
     }
-    assert run_jobs(jobs, tmp_path, dict(os.environ), cores=2) is True
+    assert run_jobs(jobs, tmp_path, dict(os.environ), processes=2) is True
     spans = {n: tuple(map(float, (tmp_path / n).read_text().split())) for n in jobs}
 
     def overlap(a: str, b: str) -> bool:
         return spans[a][0] < spans[b][1] and spans[b][0] < spans[a][1]
 
     for name, (start, _) in spans.items():
-        busy = sum(jobs[n].cores for n, (s, e) in spans.items() if s <= start < e)
-        assert busy <= 2 or name == "wide", f"{busy} cores busy when {name} started: {spans}"
-    assert overlap("one-a", "one-b"), "two 1-core jobs on 2 cores ran one after the other"
-    assert overlap("pair", "disk-first"), "a job of no cores held a core"
+        busy = sum(jobs[n].processes for n, (s, e) in spans.items() if s <= start < e)
+        assert busy <= 2 or name == "wide", f"{busy} processes computing when {name} started: {spans}"
+    assert overlap("one-a", "one-b"), "two 1-process jobs with room for 2 ran one after the other"
+    assert overlap("pair", "disk-first"), "a job of no processes took room"
     for other in ("pair", "one-a", "one-b", "one-c", "two"):
-        assert not overlap("wide", other), f"the 3-core job ran beside {other}"
+        assert not overlap("wide", other), f"the 3-process job ran beside {other}"
     assert spans["wide"][1] <= spans["two"][0], "a job ran before what it needs"
-    assert overlap("disk", "pair"), "a job of no cores waited for cores"
+    assert overlap("disk", "pair"), "a job of no processes waited for room"
 
 
 def test_the_test_verb_runs_each_test_once_and_the_bisects_first(tmp_path: Path) -> None:
