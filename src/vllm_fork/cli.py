@@ -346,7 +346,7 @@ def cmd_test(ctx: Ctx, args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="vllm-fork-check-") as tmp:
         # Each process of a job computes on one thread: the jobs are counted
         # in processes below. (torch's default, a thread per core in every test
-        # process, cost two kernel-test runs side by side 12% more CPU each.)
+        # process, cost two kernel-test runs side by side 9-11% more CPU each.)
         env = dict(os.environ, VLLM_FORK_CACHE=str(ctx.cache), PYTHONUNBUFFERED="1", OMP_NUM_THREADS="1")
         # The cores this process may run on (os.cpu_count() where the OS does
         # not say: macOS), and one more: jobs also wait on git, the disk and
@@ -424,8 +424,8 @@ def run_jobs(jobs: dict[str, Job], cwd: Path, env: dict[str, str], processes: in
     output as a block when it ends, with its time. True when all passed.
 
     More processes than cores cost CPU time: on a 2-core machine, copies of
-    one kernel test took 2% more CPU each when 2 ran at once, 10% more at 4
-    and 15% more at 6, all of it on the same critical path."""
+    one kernel test took 5-8% more CPU each when 4 ran at once than at 2,
+    13-14% more at 6."""
     import subprocess
     import tempfile
     import time
