@@ -409,10 +409,11 @@ def all_test_jobs(ctx: Ctx, names: list[str], tmp: Path) -> dict[str, Job]:
     pytest = [str(python), "-m", "pytest", "-p", "no:cacheprovider"]
     for group in TRITON_TARGET_GROUPS:
         jobs[f"Triton target check: {group}"] = Job([*pytest, "-q", f"{TARGET_CHECK}[{group}]"], after, processes=1)
+    workers = 2  # pytest-xdist
     jobs["the tool's tests (synthetic upstream, then the real pinned sdists)"] = Job(
-        [*pytest, "-n", "2", "--durations=10", "--deselect", TARGET_CHECK, "tests"],
+        [*pytest, "-n", str(workers), "--durations=10", "--deselect", TARGET_CHECK, "tests"],
         after,
-        processes=2,
+        processes=workers,
     )
     return jobs
 

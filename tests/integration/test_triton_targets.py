@@ -26,11 +26,6 @@ ROOT = Path(__file__).resolve().parents[2]
 DECODE_OP = "vllm/v1/attention/ops/decode_page_contiguous.py"
 
 
-# Groups of about equal compile time, each its own test and its own job of
-# one core in `./vllm-fork test`.
-TARGET_GROUPS = TRITON_TARGET_GROUPS
-
-
 def test_target_groups_are_every_target(monkeypatch: pytest.MonkeyPatch) -> None:
     # The tool sets these two for itself when imported; keep the worker's own.
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
@@ -38,16 +33,14 @@ def test_target_groups_are_every_target(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.syspath_prepend(str(ROOT / "tools"))
     import triton_targets
 
-    groups = [set(g.split(",")) for g in TARGET_GROUPS]
+    groups = [set(g.split(",")) for g in TRITON_TARGET_GROUPS]
     assert sum(map(len, groups)) == len(set().union(*groups))
     assert set().union(*groups) == {t.name for t in triton_targets.TARGETS}
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize("targets", TARGET_GROUPS)
-def test_kernels_fit_every_target(
-    targets: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.mark.parametrize("targets", TRITON_TARGET_GROUPS)
+def test_kernels_fit_every_target(targets: str, tmp_path: Path) -> None:
     """The bases in turn, each with its own tree and venv, sharing one
     --reuse file: a kernel the bases share (the decode op's are identical)
     is compiled once."""
