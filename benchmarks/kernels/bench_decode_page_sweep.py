@@ -74,6 +74,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--time-budget", type=float, default=1e9, help="seconds of timing")
     p.add_argument("--tag", default="decode_page_sweep")
     p.add_argument("--dtype", default="bfloat16", choices=("bfloat16", "float16", "float32"))
+    p.add_argument(
+        "--max-model-len", type=int, default=0,
+        help="pad every block table to this server's width with block 0 (never read); "
+        "0: tables as wide as the sequence",
+    )  # fmt: skip
     return p.parse_args(argv)
 
 
@@ -166,8 +171,9 @@ class Group:
             device=device,
         )
 
-    def tables(self, batch: int, seq_len: int, count: int):
-        """`count` block tables of distinct random blocks (as far as the cache allows)."""
+    def tables(self, batch: int, seq_len: int, count: int, max_model_len: int = 0):
+        """`count` block tables of distinct random blocks (as far as the cache
+        allows), padded with block 0 to a max_model_len server's width."""
         import torch
 
         pages = math.ceil(seq_len / self.page)
@@ -175,7 +181,9 @@ class Group:
         out = []
         for _ in range(count):
             perm = torch.randperm(self.nblocks, device=self.device, generator=self.gen)
-            out.append(perm[:need].to(torch.int32).view(batch, pages).contiguous())
+            out.append(
+                pad_table(perm[:need].to(torch.int32).view(batch, pages), max_model_len, self.page)
+            )
         return out
 
     def call(self, kernel: str, q, out, table, seq_lens, seq_len: int):
@@ -232,6 +240,17 @@ class Group:
             s = torch.einsum("hd,nhd->hn", q[i].float(), k) * self.scale
             outs.append(torch.einsum("hn,nhd->hd", s.softmax(-1), v))
         return torch.stack(outs)
+
+
+def pad_table(table, max_model_len: int, page: int):
+    """The table padded with block 0 to ceil(max_model_len / page) columns, as
+    wide as a server's (the kernels never read past a sequence's pages)."""
+    import torch
+
+    pad = math.ceil(max_model_len / page) - table.shape[1]
+    if pad <= 0:
+        return table.contiguous()
+    return torch.cat([table, table.new_zeros((table.shape[0], pad))], dim=1).contiguous()
 
 
 def l2_flush(device):
@@ -322,6 +341,7 @@ def prewarm(job) -> str:
     for batch, seq_len in fit:
         pages = math.ceil(seq_len / page)
         table = torch.randint(0, 64, (batch, pages), dtype=torch.int32, device=dev)
+        table = pad_table(table, args.max_model_len, page)
         seq_lens = torch.full((batch,), seq_len, dtype=torch.int32, device=dev)
         q = torch.randn((batch, group.hq, group.hs), dtype=group.dtype, device=dev)
         out = torch.empty_like(q)
@@ -386,7 +406,7 @@ def main(argv: list[str] | None = None) -> int:
                 "layout": layout, "heads": list(heads), "page": page, "batch": batch,
                 "seq_len": seq_len, "bytes": nbytes,
                 "hip_kernel_on_rocm": layout == "rocm" and hip_kernel_on_rocm(page, hq, hk, hs),
-                "dtype": args.dtype,
+                "dtype": args.dtype, "max_model_len": args.max_model_len,
                 "routed": ops.routed(page, hs, hq // hk, group.dtype),
             }  # fmt: skip
             for kernel in ("op", "today"):
@@ -394,7 +414,7 @@ def main(argv: list[str] | None = None) -> int:
                 slow = 20 if (kernel == "today" and layout == "rocm") else 1
                 calls = max(1, min(MAX_CALLS, int(2000 / (est_us * slow))))
                 reps = args.reps if est_us * slow * calls < 50_000 else 2
-                tables = group.tables(batch, seq_len, calls)
+                tables = group.tables(batch, seq_len, calls, args.max_model_len)
                 out = torch.full_like(q, float("nan"))
                 fns = [group.call(kernel, q, out, t, seq_lens, seq_len) for t in tables]
                 row[f"{kernel}_us"] = time_calls(fns, reps, flush)
