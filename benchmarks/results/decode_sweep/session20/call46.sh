@@ -7,10 +7,7 @@
 # layers), where today's path is unified_attention on both.
 set -u
 cd "$(dirname "$0")/../../../.."
-python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .gpu/whl/*.whl 2>&1 | tail -1
-mkdir -p /tmp/b /tmp/o
-rm -rf /tmp/b/*; tar xzf .gpu/bundle-v0.33.0.tgz -C /tmp/b
-export PYTHONPATH=/tmp/b:/tmp/site PYTHONUNBUFFERED=1
+source benchmarks/gpu_call_env.sh
 HEADS=16/8/128,24/8/128,40/8/128,28/4/128,8/8/128,16/8/256,12/4/256,28/4/256,8/1/256,12/2/256
 timeout 400 python3 benchmarks/kernels/bench_decode_page_sweep.py --vllm-root /tmp/b --out-dir /tmp/o \
   --tag decode_page_sweep_heldout_triton --layouts triton --heads $HEADS \
