@@ -22,12 +22,14 @@ For every page, head shape, batch and KV length (points that do not fit the
       today    unified_attention (what such a layer runs outside the op)
 
 Timing: a CUDA graph of up to 16 calls, each on its own random block table
-over a cache of at least 2 GiB (so a call finds little of its data in the
-50 MB L2), and the L2 flushed (untimed) before every replay; the time of one
-call is the replay time / calls, median of --reps replays. Large points use
-fewer calls per graph (each call then reads far more than the L2 holds).
-Before timing, worker processes compile every kernel specialization the
-sweep needs (Triton's on-disk cache), so compilation is off the timed path.
+(padded with block 0 to a --max-model-len server's width, if given; the op's
+split count reads the table's width) over a cache of at least 2 GiB (so a call
+finds little of its data in the 50 MB L2), and the L2 flushed (untimed) before
+every replay; the time of one call is the replay time / calls, median of
+--reps replays. Large points use fewer calls per graph (each call then reads
+far more than the L2 holds). Before timing, worker processes compile every
+kernel specialization the sweep needs (Triton's on-disk cache), so compilation
+is off the timed path.
 
 Each point also records whether the op's routing predicate
 (``page_contiguous_decode_is_faster``, where the module has it) sends it to the
