@@ -1,9 +1,10 @@
 # Sourced by a GPU call's script (benchmarks/results/**/callN.sh) on the GPU
 # machine, from the repository root: installs the wheels carried in .gpu/whl,
-# unpacks the fork's bundle (default .gpu/bundle-v0.33.0.tgz) into /tmp/b and
-# exports PYTHONPATH for both. Results are written to /tmp/o, then copied to $OUT.
+# unpacks the v0.33.0 fork's bundle (.gpu/bundle-v0.33.0.tgz) into /tmp/b and
+# exports PYTHONPATH for both. The call writes its results under /tmp/o (made
+# here) and copies them to $OUT.
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .gpu/whl/*.whl 2>&1 | tail -1
 mkdir -p /tmp/b /tmp/o
 rm -rf /tmp/b/*
-tar xzf "${1:-.gpu/bundle-v0.33.0.tgz}" -C /tmp/b
+tar xzf .gpu/bundle-v0.33.0.tgz -C /tmp/b
 export PYTHONPATH=/tmp/b:/tmp/site PYTHONUNBUFFERED=1

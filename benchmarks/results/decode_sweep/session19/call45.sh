@@ -4,10 +4,7 @@
 # threshold in one program) against the op as built and today's paths.
 set -u
 cd "$(dirname "$0")/../../../.."
-python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .gpu/whl/*.whl 2>&1 | tail -1
-mkdir -p /tmp/b /tmp/o
-rm -rf /tmp/b/*; tar xzf .gpu/bundle-v0.33.0.tgz -C /tmp/b
-export PYTHONPATH=/tmp/b:/tmp/site PYTHONUNBUFFERED=1
+source benchmarks/gpu_call_env.sh
 timeout 540 python3 benchmarks/experiments/decode_short_context_variants.py --vllm-root /tmp/b --out-dir /tmp/o \
   --variants base,fill_min128,fill_min256,fill_min512 \
   --groups triton:24/4/256:64,triton:24/4/256:832,triton:24/4/256:1056,triton:16/2/256:832,triton:32/8/128:64,triton:32/8/128:832,triton:8/1/128:832,rocm:24/4/256:832,rocm:32/8/128:832 \
