@@ -369,15 +369,29 @@ def check_prefix_prefill(c: Compiler, dtypes) -> None:
 
     if c.target.backend != "hip":
         return  # context_attention_fwd runs on ROCm only (ROCM_ATTN)
+    try:
+        # Trees whose ROCM_ATTN hands it views of an NHD cache (x = head).
+        from vllm.v1.attention.backends.rocm_attn import x_packed_views_of_nhd
+    except ImportError:
+        x_packed_views_of_nhd = None
+    cases = [(24, 4, 256, 832, False), (32, 8, 128, 16, False), (16, 16, 64, 544, False)]
+    if x_packed_views_of_nhd is not None:
+        cases += [(24, 4, 256, 784, True), (16, 2, 256, 1056, True), (32, 8, 128, 64, True)]
     real = pp.current_platform
     pp.current_platform = Platform()
     first_row = len(c.rows)
     try:
         for dtype in dtypes[:1]:
-            for hq, hk, hs, page in ((24, 4, 256, 832), (32, 8, 128, 16), (16, 16, 64, 544)):
+            for hq, hk, hs, page, nhd in cases:
                 x = 16 // dtype.itemsize
-                k_cache = torch.empty((4, hk, hs // x, page, x), dtype=dtype)
-                v_cache = torch.empty((4, hk, hs, page), dtype=dtype)
+                if nhd:
+                    k_cache, v_cache = x_packed_views_of_nhd(
+                        torch.empty((4, page, hk, hs), dtype=dtype),
+                        torch.empty((4, page, hk, hs), dtype=dtype),
+                    )
+                else:
+                    k_cache = torch.empty((4, hk, hs // x, page, x), dtype=dtype)
+                    v_cache = torch.empty((4, hk, hs, page), dtype=dtype)
                 q = torch.empty((256, hq, hs), dtype=dtype)
                 kv = torch.empty((256, hk, hs), dtype=dtype)
                 table = torch.zeros((1, 8), dtype=torch.int32)
@@ -385,6 +399,8 @@ def check_prefix_prefill(c: Compiler, dtypes) -> None:
                 lens = torch.tensor([1024], dtype=torch.int32)
                 one = torch.ones((), dtype=torch.float32)
                 c.case = f"prefix_prefill {hq}/{hk}/{hs} page {page} {str(dtype)[6:]}"
+                if nhd:
+                    c.case += " nhd"
                 pp.context_attention_fwd(
                     q, kv, kv, q.clone(), "auto", k_cache, v_cache, table, start, lens,
                     1024, 256, one, one,
@@ -392,8 +408,22 @@ def check_prefix_prefill(c: Compiler, dtypes) -> None:
     finally:
         pp.current_platform = real
     # Upstream's tiles (the series changes only the block-table bound):
-    # reported, not failed.
-    for row in c.rows[first_row:]:
+    # reported, not failed. On the NHD views (the series' launch) they must
+    # need no more LDS and spill no more than on the x-packed cache at the
+    # same head size.
+    rows = c.rows[first_row:]
+    for row in rows:
+        if " nhd" in row.case:
+            head = row.case.split()[1].split("/")[2]
+            (xp,) = [
+                r for r in rows if " nhd" not in r.case and r.case.split()[1].endswith(f"/{head}")
+            ]
+            if row.lds > xp.lds or row.spills > xp.spills:
+                row.problems.append(
+                    f"NHD views need more than the x-packed cache ({xp.lds} B LDS, "
+                    f"{xp.spills} spilled registers)"
+                )
+                continue
         if row.problems:
             row.problems = [f"upstream config, not failed: {'; '.join(row.problems)}"]
             row.upstream = True
