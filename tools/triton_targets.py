@@ -369,11 +369,10 @@ def check_prefix_prefill(c: Compiler, dtypes) -> None:
 
     if c.target.backend != "hip":
         return  # context_attention_fwd runs on ROCm only (ROCM_ATTN)
-    try:
-        # Trees whose ROCM_ATTN hands it views of an NHD cache (x = head).
-        from vllm.v1.attention.backends.rocm_attn import x_packed_views_of_nhd
-    except ImportError:
-        x_packed_views_of_nhd = None
+    from vllm.v1.attention.backends import rocm_attn
+
+    # Trees whose ROCM_ATTN hands it views of an NHD cache (x = head).
+    x_packed_views_of_nhd = getattr(rocm_attn, "x_packed_views_of_nhd", None)
     cases = [(24, 4, 256, 832, False), (32, 8, 128, 16, False), (16, 16, 64, 544, False)]
     if x_packed_views_of_nhd is not None:
         cases += [(24, 4, 256, 784, True), (16, 2, 256, 1056, True), (32, 8, 128, 64, True)]
