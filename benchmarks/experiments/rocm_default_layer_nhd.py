@@ -29,6 +29,11 @@ This times, on the same K/V data in both layouts, in one process:
             decode where the op is not used, e.g. with a fused output scale)
   op        D decodes at L tokens through decode_page_contiguous, each layout
             in its own form (x-packed, NHD)
+  spec      D requests of 1 + --spec-tokens query tokens at L tokens (the
+            verify step of speculative decoding, captured whole in a CUDA
+            graph): chunked_prefill_paged_decode on x-packed against
+            unified_attention on NHD (unified_nhd), what such a step runs on
+            a layer kept NHD
 
 CUDA graph of several calls on distinct random block tables over a cache of
 >= 2 GiB per layout (L2 holds little of a call's data), median of --reps
@@ -64,6 +69,12 @@ def parse_args(argv=None):
     p.add_argument("--heads", default=HEADS)
     p.add_argument("--pages", default=PAGES)
     p.add_argument("--cases", default="prefill,step,decode,op")
+    p.add_argument(
+        "--chunks",
+        default="512@8192,4096@0,4096@16384",
+        help="prefill cases: query tokens @ cached tokens, comma-separated",
+    )
+    p.add_argument("--spec-tokens", type=int, default=3)
     p.add_argument("--reps", type=int, default=7)
     p.add_argument("--cache-gib", type=float, default=3.0)
     p.add_argument("--tag", default="rocm_default_layer_nhd")
@@ -213,6 +224,29 @@ def run_cppd(batch, k, v, table, scale):
     )
 
 
+def run_unified(batch, k, v, table, scale):
+    from vllm.v1.attention.ops.triton_unified_attention import unified_attention
+
+    return lambda: unified_attention(
+        q=batch.query,
+        k=k,
+        v=v,
+        out=batch.out,
+        cu_seqlens_q=batch.cu,
+        max_seqlen_q=batch.max_q,
+        seqused_k=batch.seq_lens,
+        max_seqlen_k=batch.max_s,
+        softmax_scale=scale,
+        causal=True,
+        window_size=(-1, -1),
+        block_table=table,
+        softcap=0,
+        q_descale=None,
+        k_descale=None,
+        v_descale=None,
+    )
+
+
 def run_op(batch, k, v, table, scale, workspace):
     from vllm.v1.attention.ops.decode_page_contiguous import decode_page_contiguous
 
@@ -228,10 +262,15 @@ def run_op(batch, k, v, table, scale, workspace):
     )
 
 
-def cases(kind):
+def cases(kind, args):
     if kind == "prefill":
-        for q, c in ((512, 8192), (4096, 0), (4096, 16384)):
+        for chunk in args.chunks.split(","):
+            q, c = (int(v) for v in chunk.split("@"))
             yield f"Q={q} C={c}", [(q, q + c)]
+    elif kind == "spec":
+        q = 1 + args.spec_tokens
+        for d, n in ((16, 4096), (64, 4096), (16, 16384)):
+            yield f"D={d} L={n} q={q}", [(q, n)] * d
     elif kind == "step":
         for d, n in ((9, 16384), (64, 4096)):
             yield f"D={d} L={n} +4096@8K", [(1, n)] * d + [(4096, 4096 + 8192)]
@@ -263,7 +302,7 @@ def main(argv=None):
         for page in common.ints(args.pages):
             cache = Cache(nkv, hs, page, args.cache_gib, torch.bfloat16)
             for kind in args.cases.split(","):
-                for label, requests in cases(kind):
+                for label, requests in cases(kind, args):
                     copies = 2 if kind in ("prefill", "step") else 8
                     batch = Batch(cache, nh, requests, copies, g)
                     if not batch.tables:
@@ -278,6 +317,11 @@ def main(argv=None):
                     }
                     outs = {}
                     layouts = cache.layouts()
+                    if kind == "spec":
+                        layouts = {
+                            "xpacked": layouts["xpacked"],
+                            "unified_nhd": (cache.kn, cache.vn),
+                        }
                     if kind == "op":
                         layouts = {
                             "xpacked": layouts["xpacked"],
@@ -293,6 +337,8 @@ def main(argv=None):
                     for name, (k, v) in layouts.items():
                         if kind == "op":
                             fns = [run_op(batch, k, v, t, scale, ws) for t in batch.tables]
+                        elif name == "unified_nhd":
+                            fns = [run_unified(batch, k, v, t, scale) for t in batch.tables]
                         else:
                             fns = [run_cppd(batch, k, v, t, scale) for t in batch.tables]
 
