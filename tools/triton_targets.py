@@ -379,6 +379,8 @@ def check_prefix_prefill(c: Compiler, dtypes) -> None:
     real = pp.current_platform
     pp.current_platform = Platform()
     first_row = len(c.rows)
+    # The head size and layout of each case's rows.
+    kinds: dict[str, tuple[int, bool]] = {}
     try:
         for dtype in dtypes[:1]:
             for hq, hk, hs, page, nhd in cases:
@@ -400,30 +402,31 @@ def check_prefix_prefill(c: Compiler, dtypes) -> None:
                 c.case = f"prefix_prefill {hq}/{hk}/{hs} page {page} {str(dtype)[6:]}"
                 if nhd:
                     c.case += " nhd"
+                kinds[c.case] = (hs, nhd)
                 pp.context_attention_fwd(
                     q, kv, kv, q.clone(), "auto", k_cache, v_cache, table, start, lens,
                     1024, 256, one, one,
                 )  # fmt: skip
     finally:
         pp.current_platform = real
-    # Upstream's tiles (the series changes only the block-table bound):
-    # reported, not failed. On the NHD views (the series' launch) they must
-    # need no more LDS and spill no more than on the x-packed cache at the
-    # same head size.
-    rows = c.rows[first_row:]
+    judge_prefix_prefill_rows(c.rows[first_row:], kinds)
+
+
+def judge_prefix_prefill_rows(rows: list[Row], kinds: dict[str, tuple[int, bool]]) -> None:
+    """context_attention_fwd runs upstream's tiles (the series changes only
+    the block-table bound): their problems are reported, not failed. On the
+    NHD views (a launch the series makes) it must need no more LDS and spill
+    no more than on the x-packed cache at the same head size, or it fails.
+    kinds: case -> (head size, on NHD views)."""
+    xpacked = {kinds[r.case][0]: r for r in rows if not kinds[r.case][1]}
     for row in rows:
-        if " nhd" in row.case:
-            head = row.case.split()[1].split("/")[2]
-            (xp,) = [
-                r for r in rows if " nhd" not in r.case and r.case.split()[1].endswith(f"/{head}")
-            ]
-            if row.lds > xp.lds or row.spills > xp.spills:
-                row.problems.append(
-                    f"NHD views need more than the x-packed cache ({xp.lds} B LDS, "
-                    f"{xp.spills} spilled registers)"
-                )
-                continue
-        if row.problems:
+        head, nhd = kinds[row.case]
+        if nhd and (row.lds > xpacked[head].lds or row.spills > xpacked[head].spills):
+            row.problems.append(
+                f"NHD views need more than the x-packed cache ({xpacked[head].lds} B LDS, "
+                f"{xpacked[head].spills} spilled registers)"
+            )
+        elif row.problems:
             row.problems = [f"upstream config, not failed: {'; '.join(row.problems)}"]
             row.upstream = True
 
