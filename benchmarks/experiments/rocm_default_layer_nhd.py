@@ -22,18 +22,21 @@ This times, on the same K/V data in both layouts, in one process:
   prefill   one chunk of Q tokens after C cached tokens (context_attention_fwd
             through chunked_prefill_paged_decode, as ROCM_ATTN calls it for
             the prefill rows of a step)
-  step      D decodes at L tokens plus one 4096-token chunk after 8K, the
-            whole step in one chunked_prefill_paged_decode call (what a mixed
-            batch captured whole in a CUDA graph runs)
+  step      D decodes at L tokens plus one chunk (--step-chunks), the
+            whole step in one call (what a mixed batch captured whole in a
+            CUDA graph runs)
   decode    D decodes at L tokens through kernel_paged_attention_2d (pure
             decode where the op is not used, e.g. with a fused output scale)
   op        D decodes at L tokens through decode_page_contiguous, each layout
             in its own form (x-packed, NHD)
   spec      D requests of 1 + --spec-tokens query tokens at L tokens (the
             verify step of speculative decoding, captured whole in a CUDA
-            graph): chunked_prefill_paged_decode on x-packed against
-            unified_attention on NHD (unified_nhd), what such a step runs on
-            a layer kept NHD
+            graph)
+
+Each case runs chunked_prefill_paged_decode on the x-packed cache (the
+baseline) and on the NHD views (nhd_rows; nhd_views with --x8-views); step,
+decode and spec also run unified_attention on the NHD cache (unified_nhd),
+what ROCM_ATTN runs for those rows on a layer kept NHD.
 
 CUDA graph of several calls on distinct random block tables over a cache of
 >= 2 GiB per layout (L2 holds little of a call's data), median of --reps
@@ -74,10 +77,21 @@ def parse_args(argv=None):
         default="512@8192,4096@0,4096@16384",
         help="prefill cases: query tokens @ cached tokens, comma-separated",
     )
+    p.add_argument(
+        "--step-chunks",
+        default="4096@8192",
+        help="step cases: the prefill chunk beside the decodes, query tokens @ "
+        "cached tokens, comma-separated",
+    )
     p.add_argument("--spec-tokens", type=int, default=3)
     p.add_argument("--reps", type=int, default=7)
     p.add_argument("--cache-gib", type=float, default=3.0)
     p.add_argument("--tag", default="rocm_default_layer_nhd")
+    p.add_argument(
+        "--x8-views",
+        action="store_true",
+        help="also time the nhd_views layout (x = 16 bytes)",
+    )
     return p.parse_args(argv)
 
 
@@ -128,12 +142,20 @@ class Cache:
         self.vx[blocks] = v.permute(0, 2, 3, 1)
         return blocks.to(torch.int32)
 
-    def layouts(self):
-        return {
-            "xpacked": (self.kx, self.vx),
-            "nhd_views": x_packed_views_of_nhd(self.kn, self.vn, 8),
-            "nhd_rows": x_packed_views_of_nhd(self.kn, self.vn, self.hs),
-        }
+    def layouts(self, kind, x8_views):
+        """The layouts a case is timed on: the x-packed cache first (the
+        baseline), then the NHD cache read through views by the same kernels,
+        and read by what a layer kept NHD runs instead (unified_nhd,
+        decode_page_contiguous's nhd)."""
+        if kind == "op":
+            return {"xpacked": (self.kx, self.vx), "nhd": (self.kn, self.vn)}
+        out = {"xpacked": (self.kx, self.vx)}
+        if x8_views:
+            out["nhd_views"] = x_packed_views_of_nhd(self.kn, self.vn, 8)
+        out["nhd_rows"] = x_packed_views_of_nhd(self.kn, self.vn, self.hs)
+        if kind != "prefill":
+            out["unified_nhd"] = (self.kn, self.vn)
+        return out
 
     def gather(self, row, seq_len):
         k = self.kn[row.long()].flatten(0, 1)[:seq_len].float()
@@ -269,11 +291,13 @@ def cases(kind, args):
             yield f"Q={q} C={c}", [(q, q + c)]
     elif kind == "spec":
         q = 1 + args.spec_tokens
-        for d, n in ((16, 4096), (64, 4096), (16, 16384)):
+        for d, n in ((4, 16384), (16, 4096), (64, 4096), (16, 16384)):
             yield f"D={d} L={n} q={q}", [(q, n)] * d
     elif kind == "step":
-        for d, n in ((9, 16384), (64, 4096)):
-            yield f"D={d} L={n} +4096@8K", [(1, n)] * d + [(4096, 4096 + 8192)]
+        for chunk in args.step_chunks.split(","):
+            q, c = (int(v) for v in chunk.split("@"))
+            for d, n in ((9, 16384), (64, 4096)):
+                yield f"D={d} L={n} +{q}@{c}", [(1, n)] * d + [(q, q + c)]
     else:
         for d, n in ((4, 16384), (16, 32768), (64, 4096)):
             yield f"D={d} L={n}", [(1, n)] * d
@@ -303,7 +327,8 @@ def main(argv=None):
             cache = Cache(nkv, hs, page, args.cache_gib, torch.bfloat16)
             for kind in args.cases.split(","):
                 for label, requests in cases(kind, args):
-                    copies = 2 if kind in ("prefill", "step") else 8
+                    # Several block tables per graph where a call is short.
+                    copies = 2 if max(q for q, _ in requests) >= 1024 else 8
                     batch = Batch(cache, nh, requests, copies, g)
                     if not batch.tables:
                         common.log(f"skip {heads} p{page} {kind} {label}: cache")
@@ -316,17 +341,8 @@ def main(argv=None):
                         "calls_per_graph": len(batch.tables),
                     }
                     outs = {}
-                    layouts = cache.layouts()
-                    if kind == "spec":
-                        layouts = {
-                            "xpacked": layouts["xpacked"],
-                            "unified_nhd": (cache.kn, cache.vn),
-                        }
+                    layouts = cache.layouts(kind, args.x8_views)
                     if kind == "op":
-                        layouts = {
-                            "xpacked": layouts["xpacked"],
-                            "nhd": (cache.kn, cache.vn),
-                        }
                         ws = torch.empty(
                             opmod.decode_page_contiguous_workspace_numel(
                                 nh, nkv, hs, torch.bfloat16, torch.device("cuda")
