@@ -264,7 +264,9 @@ def check_decode(c: Compiler, dtypes) -> None:
     """decode_page_contiguous, both KV layouts, split (batch 1) and not; at
     two or fewer programs per CU also a grid of 1.25 waves, which the op
     splits with its wave-split length threshold compiled in: that kernel
-    must keep the unsplit kernel's programs per CU."""
+    must keep the unsplit kernel's programs per CU. On TRITON_ATTN's layout
+    also page 16 unsplit, read several pages per tile (the backend routes
+    it): it must keep the same programs per CU."""
     import torch
 
     from vllm.v1.attention.ops import decode_page_contiguous as dpc
@@ -281,8 +283,10 @@ def check_decode(c: Compiler, dtypes) -> None:
                 if config.programs_per_cu <= 2:
                     batches.append(-(-5 * config.programs_per_cu * c.target.num_cus // (4 * hk)))
                 main_rows = []
-                for batch in batches:
-                    page = 832
+                runs = [(832, batch) for batch in batches]
+                if layout == "triton":
+                    runs.append((16, 2 * c.target.num_cus))
+                for page, batch in runs:
                     if layout == "triton":
                         k = torch.empty((2, page, hk, hs), dtype=dtype)
                         v = torch.empty_like(k)
@@ -294,11 +298,14 @@ def check_decode(c: Compiler, dtypes) -> None:
                     table = torch.zeros((batch, 40), dtype=torch.int32)
                     lens = torch.full((batch,), 32768, dtype=torch.int32)
                     c.case = f"decode {hq}/{hk}/{hs} {str(dtype)[6:]} {layout} B={batch}"
+                    if page != 832:
+                        c.case += f" page {page}"
                     start = len(c.rows)
                     dpc.decode_page_contiguous(q, k, v, q.clone(), table, lens, 0.1)
                     c.rows[start].expect_per_cu = config.programs_per_cu
                     c.rows[start].expect_group = f"head {max(64, hs)}, {dtype.itemsize}-byte"
-                    main_rows.append(c.rows[start])
+                    if page == 832:
+                        main_rows.append(c.rows[start])
                     if dtype == torch.float32:
                         # Backends route fp16/bf16 only; fp32 must fit, may spill.
                         for row in c.rows[start:]:

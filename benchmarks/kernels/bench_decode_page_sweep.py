@@ -113,14 +113,17 @@ class Ops:
         self.rocm = chunked_prefill_paged_decode
         self.route = getattr(dpc, "page_contiguous_decode_is_faster", None)
 
-    def routed(self, page: int, head_size: int, group: int, dtype) -> bool | None:
-        """The routing predicate's answer (None where the module has none)."""
+    def routed(self, page: int, head_size: int, group: int, dtype, layout: str) -> bool | None:
+        """The routing predicate's answer for the backend of ``layout`` (None
+        where the module has none): TRITON_ATTN passes ``small_pages``."""
         if self.route is None:
             return None
         import inspect
 
-        if "dtype" in inspect.signature(self.route).parameters:
-            return bool(self.route(page, head_size, group, dtype=dtype))
+        params = inspect.signature(self.route).parameters
+        kwargs = {"small_pages": True} if "small_pages" in params and layout == "triton" else {}
+        if "dtype" in params:
+            return bool(self.route(page, head_size, group, dtype=dtype, **kwargs))
         return bool(self.route(page, head_size, group))
 
 
@@ -409,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
                 "seq_len": seq_len, "bytes": nbytes,
                 "hip_kernel_on_rocm": layout == "rocm" and hip_kernel_on_rocm(page, hq, hk, hs),
                 "dtype": args.dtype, "max_model_len": args.max_model_len,
-                "routed": ops.routed(page, hs, hq // hk, group.dtype),
+                "routed": ops.routed(page, hs, hq // hk, group.dtype, group.layout),
             }  # fmt: skip
             for kernel in ("op", "today"):
                 # The ROCM_ATTN Triton fallback reads at a few % of bandwidth.
