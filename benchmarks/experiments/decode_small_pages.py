@@ -162,9 +162,7 @@ def main(argv=None) -> int:
             }  # fmt: skip
             for kernel in ("op", "base", "today"):
                 out = torch.full_like(q, float("nan"))
-                fns = [
-                    calls_of(group, base, kernel, q, out, t, seq_lens, seq_len) for t in tables
-                ]
+                fns = [calls_of(group, base, kernel, q, out, t, seq_lens, seq_len) for t in tables]
                 row[f"{kernel}_us"] = sweep.time_calls(fns, args.reps, flush)
                 if kernel == "op" and batch * seq_len <= 64 * 16384:
                     rows = min(batch, 2)

@@ -278,11 +278,19 @@ class StepResult:
     detail: str
 
 
+HEAD_STEP = "(the queue's head) every test the series adds or changes"
+
+
 def bisect(base: Base, tree: Path, python: Path, log, pytest_args: list[str] | None = None) -> list[StepResult]:
     """After each patch: `vllm` and the modules it touches import, and its own tests pass.
+    Then, at the queue's head, every test the series adds or changes passes
+    (a later patch can break an earlier one's tests without touching them):
+    one more step, named HEAD_STEP.
 
     A touched module that does not import at the base either (e.g.
-    vllm.platforms.rocm without an AMD GPU) is not held against a patch.
+    vllm.platforms.rocm without an AMD GPU) is not held against a patch;
+    a test that fails at the release too (vLLM's GPU-only tests) is not
+    held against the head.
     """
     commits = git(tree, "rev-list", "--reverse", f"{base.tag}..HEAD").stdout.split()
     all_modules = touched_modules(touched_files(base, tree))
@@ -317,8 +325,24 @@ def bisect(base: Base, tree: Path, python: Path, log, pytest_args: list[str] | N
                 log("  " + (tail.splitlines()[-1] if tail else ""))
                 ok = proc.returncode == 0
                 if not ok:
-                    ok, tail = only_old_failures(tree, python, commit, tests, proc.stdout, tail, log)
+                    ok, tail = only_old_failures(
+                        tree, python, f"{commit}^", "before this patch", tests, proc.stdout, tail, log
+                    )
                 results.append(StepResult(commit, subject, ok, tail))
+        tests = own_tests(touched_files(base, tree))
+        if commits and tests:
+            head = git(tree, "rev-parse", "HEAD").stdout.strip()
+            log(f"[head] {HEAD_STEP}")
+            tests = narrowed_tests(tree, base.tag, tests)
+            args = ["-q", "-p", "no:cacheprovider", *tests, *(pytest_args or [])]
+            log("  $ -m pytest " + " ".join(args))
+            _, proc = steps.run(["vllm"], unimportable_here, args)
+            tail = "\n".join((proc.stdout.strip() or proc.stderr.strip()).splitlines()[-15:])
+            log("  " + (tail.splitlines()[-1] if tail else ""))
+            ok = proc.returncode == 0
+            if not ok:
+                ok, tail = only_old_failures(tree, python, base.tag, "at the release", tests, proc.stdout, tail, log)
+            results.append(StepResult(head, HEAD_STEP, ok, tail))
     return results
 
 
@@ -326,14 +350,15 @@ FAILED_RE = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.MULTILINE)
 
 
 def only_old_failures(
-    tree: Path, python: Path, commit: str, tests: list[str], out: str, tail: str, log
+    tree: Path, python: Path, before: str, when: str, tests: list[str], out: str, tail: str, log
 ) -> tuple[bool, str]:
     """A patch that edits an existing test file is not blamed for that file's
-    tests that already fail without it (vLLM's GPU-only tests on a CPU)."""
+    tests that already fail without it (vLLM's GPU-only tests on a CPU):
+    those that fail at revision `before` too (`when`, for the report)."""
     failed = set(FAILED_RE.findall(out))
     if not failed:
         return False, tail
-    with checked_out(tree, f"{commit}^"):
+    with checked_out(tree, before):
         before = [t for t in tests if (tree / t.split("::")[0]).exists()]
         if not before:
             return False, tail
@@ -342,8 +367,8 @@ def only_old_failures(
     new = sorted(failed - set(FAILED_RE.findall(proc.stdout)))
     if new:
         return False, "new failures:\n" + "\n".join(new) + "\n" + tail
-    log(f"  all {len(failed)} failures fail before this patch too")
-    return True, f"{len(failed)} failing tests fail before this patch too (not runnable here)\n{tail}"
+    log(f"  all {len(failed)} failures fail {when} too")
+    return True, f"{len(failed)} failing tests fail {when} too (not runnable here)\n{tail}"
 
 
 def module_path(tree: Path, module: str) -> Path:

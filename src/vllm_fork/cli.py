@@ -63,7 +63,19 @@ def cmd_apply(ctx: Ctx, args: argparse.Namespace) -> int:
 
 def cmd_export(ctx: Ctx, args: argparse.Namespace) -> int:
     base = ctx.base()
-    changed = fork.export(base, ctx.tree(args, base), ctx.log)
+    tree = ctx.tree(args, base)
+    if gitutil.is_git_tree(tree):
+        branch = gitutil.git(tree, "symbolic-ref", "-q", "--short", "HEAD", check=False).stdout.strip()
+        if not branch:
+            # An interrupted check (its bisect checks commits out) or a
+            # rebase in progress: exporting would drop every later patch.
+            head = gitutil.git(tree, "log", "-1", "--format=%h %s").stdout.strip()
+            raise ForkError(
+                f"refusing to export: {tree} has a detached HEAD ({head}), not a branch",
+                f"An interrupted `check` or a rebase in progress leaves it there: finish the rebase, "
+                f"or `git -C {tree} checkout main`, then export again.",
+            )
+    changed = fork.export(base, tree, ctx.log)
     print(f"{len(changed)} file(s) changed in patches/{base.name}/")
     return 0
 

@@ -113,6 +113,20 @@ def test_export_refuses_dirty_fork(queue: Queue, capsys: pytest.CaptureFixture[s
     assert snapshot(queue.patches) == before
 
 
+def test_export_refuses_a_detached_head(queue: Queue, capsys: pytest.CaptureFixture[str]) -> None:
+    """A check killed in its bisect leaves the tree at an early patch: an
+    export from there would delete every later patch file."""
+    build_with_patches(queue, capsys)
+    run_git(queue.fork, "checkout", "-q", "--detach", "HEAD~1")
+    before = snapshot(queue.patches)
+    assert main(queue.argv("export")) == 2
+    err = capsys.readouterr().err
+    assert "refusing to export" in err and "detached HEAD" in err and "checkout main" in err
+    assert snapshot(queue.patches) == before
+    run_git(queue.fork, "checkout", "-q", "main")
+    assert main(queue.argv("export")) == 0
+
+
 def test_build_refuses_to_drop_unexported_commits(queue: Queue, capsys: pytest.CaptureFixture[str]) -> None:
     build_with_patches(queue, capsys)
     queue.commit(GOOD_MESSAGE.format(title="Not exported yet"), {"vllm/new.py": "y = 2\n"})
@@ -248,7 +262,7 @@ def test_bisect_runs_each_patch_tests(queue: Queue, capsys: pytest.CaptureFixtur
         },
     )
     steps = checks.bisect(load_base(queue.root, "v1.0.0"), queue.fork, Path(sys.executable), lambda m: None)
-    assert [s.ok for s in steps] == [True, True, True, False, False, True, True, False]
+    assert [s.ok for s in steps] == [True, True, True, False, False, True, True, False, False]
     # Extending vLLM's own test file runs only the test the patch adds ...
     assert "1 passed" in steps[5].detail and "failed" not in steps[5].detail
     # ... a change outside its test functions runs the file, excusing what
@@ -259,7 +273,49 @@ def test_bisect_runs_each_patch_tests(queue: Queue, capsys: pytest.CaptureFixtur
     assert "no tests of its own" in steps[0].detail and "1 passed" in steps[1].detail
     assert "import vllm.page failed: SyntaxError" in steps[3].detail
     assert "1 failed" in steps[4].detail
+    # At the head, every test the series adds or changes runs once more; the
+    # two still failing are not excused (neither fails at the release).
+    assert steps[8].subject == checks.HEAD_STEP
+    assert "new failures:" in steps[8].detail
+    assert "test_attn.py::test_x" in steps[8].detail and "test_bad" in steps[8].detail
     assert run_git(queue.fork, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main", "bisect restores HEAD"
+
+
+def test_bisect_head_step_catches_a_test_a_later_patch_breaks(
+    queue: Queue, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A patch that changes a module without touching the test file of an
+    earlier patch passes its own step; only the head step sees that test
+    fail. Tests that fail at the release too (vLLM's GPU-only ones) are
+    excused there."""
+    import sys
+
+    from vllm_fork import checks
+    from vllm_fork.bases import load_base
+
+    build_with_patches(queue, capsys)
+    test = "from vllm.value import VALUE\n\n\ndef test_value() -> None:\n    assert VALUE == 1\n"
+    queue.commit(
+        GOOD_MESSAGE.format(title="Add a value and its test"),
+        {"vllm/value.py": "VALUE = 1\n", "tests/kernels/test_value.py": test},
+    )
+    queue.commit(GOOD_MESSAGE.format(title="Change the value"), {"vllm/value.py": "VALUE = 2\n"})
+    gpu_test = (queue.fork / "tests/kernels/test_gpu_only.py").read_text()
+    queue.commit(
+        GOOD_MESSAGE.format(title="Change a helper of a test file whose tests need a GPU"),
+        {"tests/kernels/test_gpu_only.py": gpu_test + "\n\nHELPER = 2\n"},
+    )
+    base = load_base(queue.root, "v1.0.0")
+    steps = checks.bisect(base, queue.fork, Path(sys.executable), lambda m: None)
+    assert [s.ok for s in steps] == [True, True, True, True, True, False]
+    assert steps[-1].subject == checks.HEAD_STEP
+    assert "new failures:" in steps[-1].detail and "test_value.py::test_value" in steps[-1].detail
+    assert "test_gpu_only" not in steps[-1].detail.split("new failures:")[1].split("\n\n")[0]
+
+    queue.commit(GOOD_MESSAGE.format(title="Restore the value"), {"vllm/value.py": "VALUE = 1\n"})
+    steps = checks.bisect(base, queue.fork, Path(sys.executable), lambda m: None)
+    assert [s.ok for s in steps] == [True] * 7
+    assert "fail at the release too" in steps[-1].detail
 
 
 HOOK_CONFIG = """\
