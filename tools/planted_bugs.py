@@ -11,9 +11,10 @@ backends' dispatch code, ROCM_ATTN and TRITON_ATTN: bugs 0-30), decode (the
 page-contiguous decode op), prefill (the page-aligned Triton paged prefill
 kernel and the prefill fallback predicate), vendor (the DCU FlashAttention
 call builder), alignment (the hybrid page alignment), prefix (prefix
-prefill's block-table bound), fresh (session 7's set, all files) and nhd
-(session 8: the NHD layout of Triton paged-prefill layers) and fresh8
-(session 8's held-out set, all files).
+prefill's block-table bound), fresh (session 7's set, all files), nhd
+(session 8: the NHD layout of Triton paged-prefill layers), fresh8
+(session 8's held-out set, all files) and small (session 24: pages smaller
+than a tile).
 N: only these bugs (numbered over all groups).
 --tree/--python default to the base's fork tree and venv under .fork/.
 
@@ -46,6 +47,8 @@ Session 8 wrote group nhd (97-106) with the change it tests: 10 of 10 on
 v0.33.0; a helper that had not read the tests wrote group fresh8 (107-130):
 23 of 24 caught at first by the whole test files (96%); the survivor (116)
 has a test now.
+Session 24 wrote group small (131-138: pages read several per tile, and
+their TRITON_ATTN-only route) with the change it tests: 8 of 8 on v0.33.0.
 """
 
 import argparse
@@ -843,6 +846,71 @@ FRESH8 = [
 ]
 
 
+# Session 24: pages smaller than a tile, read several per tile (patch 15), and
+# their route (TRITON_ATTN only).
+SMALL_TESTS = tests_of(
+    "tests/kernels/attention/test_decode_page_contiguous.py",
+    "test_page_contiguous_decode_is_faster_on_small_pages",
+    "test_page_contiguous_decode_is_faster",
+    "test_pages_smaller_than_a_tile_are_read_several_per_tile",
+    "test_one_tile_sequences_skip_the_reduce",
+    "test_decode_page_contiguous",
+    "test_decode_page_contiguous_reads_stay_in_bounds",
+) + tests_of(
+    "tests/v1/attention/test_rocm_attn_page_contiguous_decode.py",
+    "test_page_contiguous_decode_is_faster",
+    "test_unrouted_decode_keeps_todays_kernel",
+) + tests_of(
+    "tests/v1/attention/test_triton_attn_page_contiguous_decode.py",
+    "test_forward_routes_rows",
+    "test_unrouted_page_keeps_unified_attention",
+)
+SMALL = [
+    # 131: a token's page inside the tile taken from its offset in the page.
+    (
+        D,
+        "            block_table_row + span_idx * PAGES_PER_TILE + span_offs // PAGE_SIZE,",
+        "            block_table_row + span_idx * PAGES_PER_TILE + span_offs % PAGE_SIZE,",
+    ),
+    # 132: the block ids of a multi-page tile loaded without their mask.
+    (
+        D,
+        "            block_table_row + span_idx * PAGES_PER_TILE + span_offs // PAGE_SIZE,\n"
+        "            mask=mask,\n            other=0,\n",
+        "            block_table_row + span_idx * PAGES_PER_TILE + span_offs // PAGE_SIZE,\n",
+    ),
+    # 133: a token's slot in its page taken as its offset in the tile.
+    (D, "        page_offs = span_offs % PAGE_SIZE\n", "        page_offs = span_offs\n"),
+    # 134: the last tile's block ids masked by the span, not by the tokens.
+    (
+        D,
+        "                last_span,\n                span_offs,\n                tok_mask,\n",
+        "                last_span,\n                span_offs,\n                span_offs < SPAN,\n",
+    ),
+    # 135: the reduce told one page per tile.
+    (
+        D,
+        "            PAGE_SIZE=page_size,\n            PAGES_PER_TILE=pages_per_tile,\n"
+        "            TILE_SIZE=tile_size,\n            NUM_SPLITS_PADDED",
+        "            PAGE_SIZE=page_size,\n            PAGES_PER_TILE=1,\n"
+        "            TILE_SIZE=tile_size,\n            NUM_SPLITS_PADDED",
+    ),
+    # 136: the split cap counts a tile per page.
+    (
+        D,
+        "    max_tiles_per_seq = cdiv(block_table.shape[1], pages_per_tile) * cdiv(",
+        "    max_tiles_per_seq = block_table.shape[1] * cdiv(",
+    ),
+    # 137: small pages routed without the caller asking (ROCM_ATTN too).
+    (
+        D,
+        "            or (small_pages and block_size in _ROUTED_SMALL_PAGES)",
+        "            or block_size in _ROUTED_SMALL_PAGES",
+    ),
+    # 138: TRITON_ATTN no longer asks for small pages.
+    (T, "                small_pages=True,\n", "                small_pages=False,\n"),
+]
+
 # (group, tests, bugs); bugs are numbered over all groups in this order.
 GROUPS = [
     ("dispatch", DISPATCH_TESTS, DISPATCH),
@@ -854,6 +922,7 @@ GROUPS = [
     ("fresh", FRESH_TESTS, FRESH),
     ("nhd", NHD_TESTS, NHD),
     ("fresh8", FRESH8_TESTS, FRESH8),
+    ("small", SMALL_TESTS, SMALL),
 ]
 
 
