@@ -1,11 +1,16 @@
 # SPDX-License-Identifier: Apache-2.0
 """Time the steps vLLM's scheduler produced (scheduler_trace.py) through the backends' real forward.
 
-For each recorded step, one full-attention layer of Qwen3.5-27B (24 query
-heads, 4 KV heads, head 256, bf16) is run through the backend's own
-`forward` (RocmAttentionImpl / TritonAttentionImpl of the tree under test)
-with metadata made by the tree's own metadata builder from the step's rows;
-the time is multiplied by the model's 16 full-attention layers. Variants:
+For each recorded step, one full-attention layer of the model (--model;
+default Qwen3.5-27B: 24 query heads, 4 KV heads, head 256, bf16) is run
+through the backend's own `forward` (RocmAttentionImpl / TritonAttentionImpl
+of the tree under test) with metadata made by the tree's own metadata builder
+from the step's rows; the time is multiplied by the model's full-attention
+layers (16). --model llama-3.1-8b is a standard model as TRITON_ATTN serves it
+on CUDA: 32 query heads, 8 KV heads, head 128, 32 layers, page 16 on both
+trees (--page sets another). The scheduler's steps do not depend on the page
+or the head shape (scheduler_trace.py checks the pages), so every model
+replays the same traces. Variants (pages of the default model):
 
   upstream_rocm    ROCM_ATTN of v0.33.0, page 784
   upstream_triton  TRITON_ATTN of v0.33.0, page 784
@@ -82,8 +87,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import common  # noqa: E402
 
-LAYERS = 16
-SHAPE = {"hq": 24, "hk": 4, "hs": 256, "dtype": "bfloat16"}
+# Full-attention layers, one layer's shape and the page of each tree.
+MODELS = {
+    "qwen3.5-27b": {
+        "layers": 16, "shape": {"hq": 24, "hk": 4, "hs": 256, "dtype": "bfloat16"},
+        "pages": {"upstream": 784, "series": 832}, "title": "Qwen3.5-27B",
+    },
+    "llama-3.1-8b": {
+        "layers": 32, "shape": {"hq": 32, "hk": 8, "hs": 128, "dtype": "bfloat16"},
+        "pages": {"upstream": 16, "series": 16}, "title": "Llama-3.1-8B",
+    },
+}  # fmt: skip
 SMOKE_SHAPE = {"hq": 4, "hk": 2, "hs": 128, "dtype": "bfloat16"}
 VARIANTS = ("upstream_rocm", "upstream_triton", "series_rocm", "series_triton", "series_rocm_default")
 TREE = {
@@ -94,7 +108,6 @@ BACKEND = {
     "upstream_rocm": "rocm", "upstream_triton": "triton", "series_rocm": "rocm",
     "series_triton": "triton", "series_rocm_default": "rocm",
 }  # fmt: skip
-PAGE = {"upstream": 784, "series": 832}
 SMOKE_PAGE = {"upstream": 48, "series": 64}
 # series_rocm_default is the series' ROCM_ATTN as a ROCm user without the DCU
 # kernel gets it by default: no paged prefill provider (no opt-in), so the page
@@ -149,6 +162,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="--vllm-root is a git tree: time its commit REF (git archive, with base/ as a bundle has it), "
         "not its working tree (which someone may be editing)",
     )  # fmt: skip
+    p.add_argument("--model", choices=sorted(MODELS), default="qwen3.5-27b")
+    p.add_argument("--page", type=int, help="the KV page of every tree (default: the model's)")
     p.add_argument("--out-dir", default="benchmarks/results/replay_scheduler")
     p.add_argument("--trace-dir", default=TRACE_DIR)
     p.add_argument("--tiers", default="4K-8K,8K-16K,16K-32K")
@@ -157,6 +172,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--focus-concurrency", type=int, default=10, help="sampled at --decode-stride")
     p.add_argument("--decode-stride", type=int, default=8)
     p.add_argument("--other-decode-stride", type=int, default=32, help="for other concurrencies")
+    p.add_argument(
+        "--steps", choices=("all", "mixed"), default="all",
+        help="mixed: time only the steps holding decode and prefill rows (totals then cover those steps)",
+    )  # fmt: skip
     p.add_argument("--variants", default=",".join(VARIANTS))
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
@@ -200,10 +219,13 @@ def composition_key(rows: list) -> str:
 
 def build_plan(args, traces: dict[str, dict]) -> dict:
     """Unique compositions to time, per trace, and each selected step's weight."""
-    plan = {"traces": {}, "shape": SMOKE_SHAPE if args.smoke else SHAPE, "seed": args.seed, "reps": args.reps}
+    shape = SMOKE_SHAPE if args.smoke else MODELS[args.model]["shape"]
+    plan = {"traces": {}, "shape": shape, "seed": args.seed, "reps": args.reps}
     for name, tr in traces.items():
         stride = args.decode_stride if tr["concurrency"] == args.focus_concurrency else args.other_decode_stride
         sel = select_steps(tr["steps"], stride)
+        if args.steps == "mixed":
+            sel = [(i, w) for i, w in sel if len({r[3] for r in tr["steps"][i]}) == 2]
         unique: dict[str, int] = {}
         selected = []
         for idx, w in sel:
@@ -221,7 +243,7 @@ def build_plan(args, traces: dict[str, dict]) -> dict:
     return plan
 
 
-def estimate_s(plan: dict, variants: list[str]) -> float:
+def estimate_s(plan: dict, variants: list[str], pages: dict) -> float:
     """Rough GPU seconds: kernel time from the rates in EST, x (warm-up + reps
     + attribution pass), plus flush and spin per call, plus start-up per tree."""
     sh = plan["shape"]
@@ -234,7 +256,7 @@ def estimate_s(plan: dict, variants: list[str]) -> float:
             for v in variants:
                 tflops, bw = EST[v]
                 total += calls * (flops / (tflops * 1e12) + reads / (bw * 4.3e12) + 2.5e-3)
-    return total + 90 * len({job_key(v, PAGE) for v in variants})
+    return total + 90 * len({job_key(v, pages) for v in variants})
 
 
 # --------------------------------------------------------------- the trees
@@ -600,7 +622,7 @@ def smoke_trace() -> dict:
     }  # fmt: skip
 
 
-def summarize(plan: dict, traces: dict, merged: dict, variants: list[str]) -> dict:
+def summarize(plan: dict, traces: dict, merged: dict, variants: list[str], layers: int) -> dict:
     out = {}
     for name, tp in plan["traces"].items():
         tr = traces[name]
@@ -620,7 +642,7 @@ def summarize(plan: dict, traces: dict, merged: dict, variants: list[str]) -> di
             decode_tok += w * sum(q for _, q, _, d in rows if d)
             prefill_tok += w * sum(q for _, q, _, d in rows if not d)
             for v in variants:
-                t = LAYERS * rec["us"][v] * w
+                t = layers * rec["us"][v] * w
                 tot[v] += t
                 if not all(r[3] for r in rows):
                     pre_steps[v] += t
@@ -688,7 +710,7 @@ def targets(summary: dict) -> list[str]:
     return lines
 
 
-def plot(summary: dict, variants: list[str], path: str) -> None:
+def plot(summary: dict, variants: list[str], path: str, title: str, layers: int) -> None:
     try:
         import matplotlib
     except ImportError:
@@ -708,7 +730,7 @@ def plot(summary: dict, variants: list[str], path: str) -> None:
             xs = [x + (i - (len(variants) - 1) / 2) * width for x in range(len(pts))]
             ax.bar(xs, [s["attention_ms_per_request"][v] for s in pts], width, label=v, color=f"C{i}")
         ax.set_xticks(range(len(pts)), labels)
-        ax.set_title(f"{tier}: attention ms per request (16 layers)", fontsize=9)
+        ax.set_title(f"{tier}: attention ms per request ({layers} layers)", fontsize=9)
         ax.set_yscale("log")
         if j == 0:
             ax.legend(fontsize=7)
@@ -722,7 +744,7 @@ def plot(summary: dict, variants: list[str], path: str) -> None:
         ax.set_title(f"{tier}: series / upstream", fontsize=9)
         if j == 0:
             ax.legend(fontsize=7)
-    fig.suptitle("Qwen3.5-27B attention replayed from vLLM's scheduler: upstream (page 784) vs series (832)", fontsize=10)
+    fig.suptitle(f"{title} attention replayed from vLLM's scheduler", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
@@ -735,7 +757,11 @@ def main(argv=None) -> int:
         raise SystemExit("--vllm-root is required")
     variants = [v for v in args.variants.split(",") if v]
     os.makedirs(args.out_dir, exist_ok=True)
-    pages = SMOKE_PAGE if args.smoke else PAGE
+    model = MODELS[args.model]
+    pages = SMOKE_PAGE if args.smoke else dict(model["pages"])
+    if args.page and not args.smoke:
+        pages = {tree: args.page for tree in pages}
+    title = "smoke" if args.smoke else f"{model['title']} (pages: {pages})"
     # Traces: one per (tier, concurrency, budget); each tree reads its page's file.
     traces, files = {}, {}
     if args.smoke:
@@ -757,7 +783,7 @@ def main(argv=None) -> int:
                     files[name] = {os.path.relpath(f, os.path.dirname(HERE)): t["command"] for f, t in loaded.items()}
     plan = build_plan(args, traces)
     n_timed = sum(len(t["timed"]) for t in plan["traces"].values())
-    est = estimate_s(plan, variants)
+    est = estimate_s(plan, variants, pages)
     common.log(
         f"{len(traces)} traces, {sum(len(t['selected']) for t in plan['traces'].values())} selected steps, "
         f"{n_timed} compositions x {len(variants)} variants; estimated GPU time ~{est / 60:.1f} min "
@@ -801,14 +827,15 @@ def main(argv=None) -> int:
             for key, rec in per_key.items():
                 for field in ("attribution", "problems", "us"):
                     merged[name][key][field].update(rec[field])
-    summary = summarize(plan, traces, merged, variants)
+    summary = summarize(plan, traces, merged, variants, model["layers"])
     checks = targets(summary)
     env_info = common.environment()
     payload = {
         "command": env_info["command"],
         "environment": env_info,
         "settings": {k: v for k, v in vars(args).items() if k not in ("worker",)},
-        "shape": plan["shape"], "layers": LAYERS, "pages": pages, "variants": variants,
+        "model": args.model, "shape": plan["shape"], "layers": model["layers"], "pages": pages,
+        "variants": variants,
         "trees": roots, "upstream_overlaid_files": overlaid, "trace_files": files,
         "summary": summary, "targets": checks,
         "steps": {
@@ -824,7 +851,7 @@ def main(argv=None) -> int:
     stem = "replay_scheduler_smoke" if args.smoke else "replay_scheduler"
     with open(os.path.join(args.out_dir, f"{stem}.json"), "w") as f:
         json.dump(payload, f, indent=1)
-    plot(summary, variants, os.path.join(args.out_dir, f"{stem}.png"))
+    plot(summary, variants, os.path.join(args.out_dir, f"{stem}.png"), title, model["layers"])
     for name, s in summary.items():
         print(f"{name}: attention ms per request: "
               + ", ".join(f"{v} {s['attention_ms_per_request'][v]:.2f}" for v in variants))

@@ -57,7 +57,10 @@ import sys
 import tempfile
 import time
 
-TIERS = {"4K-8K": (4096, 8192), "8K-16K": (8192, 16384), "16K-32K": (16384, 32768)}
+# Prompt lengths; 64-256 is the short-context tier (contexts 64-768 tokens).
+TIERS = {
+    "64-256": (64, 256), "4K-8K": (4096, 8192), "8K-16K": (8192, 16384), "16K-32K": (16384, 32768),
+}  # fmt: skip
 HQ, HK, HS = 24, 4, 256
 MAX_NUM_SEQS = 256
 # The series' single-sequence prefill gate (rocm_attn.PAGED_PREFILL_MAX_TOKENS).
@@ -68,7 +71,7 @@ DEFAULT_OUT = os.path.join(HERE, "results", "replay_scheduler", "traces")
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--tiers", default=",".join(TIERS))
+    p.add_argument("--tiers", default="4K-8K,8K-16K,16K-32K")
     p.add_argument("--concurrency", default="1,4,10,32")
     p.add_argument("--budgets", default="4096,8192", help="max_num_batched_tokens values")
     p.add_argument("--pages", default="784,832")

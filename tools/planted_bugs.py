@@ -13,8 +13,8 @@ kernel and the prefill fallback predicate), vendor (the DCU FlashAttention
 call builder), alignment (the hybrid page alignment), prefix (prefix
 prefill's block-table bound), fresh (session 7's set, all files), nhd
 (session 8: the NHD layout of Triton paged-prefill layers), fresh8
-(session 8's held-out set, all files) and small (session 24: pages smaller
-than a tile).
+(session 8's held-out set, all files), small (session 24: pages smaller
+than a tile) and mixed (session 25: when TRITON_ATTN splits a mixed batch).
 N: only these bugs (numbered over all groups).
 --tree/--python default to the base's fork tree and venv under .fork/.
 
@@ -49,6 +49,9 @@ v0.33.0; a helper that had not read the tests wrote group fresh8 (107-130):
 has a test now.
 Session 24 wrote group small (131-138: pages read several per tile, and
 their TRITON_ATTN-only route) with the change it tests: 8 of 8 on v0.33.0.
+Session 25 wrote group mixed (139-144: the builder splits a mixed batch only
+where its longest decode row is more than 5x its longest prefill row) with
+the change it tests: 6 of 6 on v0.33.0 and v0.29.0.
 """
 
 import argparse
@@ -911,6 +914,40 @@ SMALL = [
     (T, "                small_pages=True,\n", "                small_pages=False,\n"),
 ]
 
+# Session 25: TRITON_ATTN splits a mixed batch between decode_page_contiguous
+# and unified_attention only where a decode row far outlasts the prefill.
+MIXED_TESTS = ["tests/v1/attention/test_triton_attn_page_contiguous_decode.py"]
+MIXED = [
+    # 139: the boundary itself split.
+    (
+        T,
+        "    if longest_decode > MIXED_BATCH_SPLIT_MIN_RATIO",
+        "    if longest_decode >= MIXED_BATCH_SPLIT_MIN_RATIO",
+    ),
+    # 140: the ratio lowered to 4.
+    (T, "MIXED_BATCH_SPLIT_MIN_RATIO = 5\n", "MIXED_BATCH_SPLIT_MIN_RATIO = 4\n"),
+    # 141: the last decode row left out of the longest decode.
+    (T, "int(seq_lens[:num_decodes].max())", "int(seq_lens[: max(num_decodes - 1, 1)].max())"),
+    # 142: only the first prefill row read.
+    (
+        T,
+        "seq_lens[num_decodes : num_decodes + num_prefills]",
+        "seq_lens[num_decodes : num_decodes + 1]",
+    ),
+    # 143: a batch without host sequence lengths split anyway.
+    (
+        T,
+        "    if seq_lens is None:\n        return 0\n",
+        "    if seq_lens is None:\n        return num_decodes\n",
+    ),
+    # 144: every mixed batch split (the rule bypassed).
+    (
+        T,
+        "            num_decodes=_num_split_decode_rows(common_attn_metadata),",
+        "            num_decodes=split_decodes_and_prefills(common_attn_metadata)[0],",
+    ),
+]
+
 # (group, tests, bugs); bugs are numbered over all groups in this order.
 GROUPS = [
     ("dispatch", DISPATCH_TESTS, DISPATCH),
@@ -923,6 +960,7 @@ GROUPS = [
     ("nhd", NHD_TESTS, NHD),
     ("fresh8", FRESH8_TESTS, FRESH8),
     ("small", SMALL_TESTS, SMALL),
+    ("mixed", MIXED_TESTS, MIXED),
 ]
 
 
