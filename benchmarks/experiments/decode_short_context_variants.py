@@ -26,9 +26,11 @@ replay):
   empty_exit    programs of splits past the sequence's last tile return at
                 once (no Q load, no stores); the reduce takes the live splits
                 from the sequence length instead of their -inf maxima
-  splits2x, splits4x, splits_half
-                the split count from 2x, 4x or 0.5x the resident program
-                slots (more or fewer, shorter or longer splits; session 9)
+  splits2x, splits4x, splits_half, splits_quarter
+                the split count from 2x, 4x, 0.5x or 0.25x the resident
+                program slots (more or fewer, shorter or longer splits;
+                session 9; the quarter, session 25: about as many programs
+                as unified_attention's 16 segments at batch 1)
   xv_contig, xk_contig, xkv_contig, v_trans, x_t*, k_tok*, wave_splits, wave_min*
                 ROCM_ATTN's x-packed K/V reads and splits past one wave of
                 programs (session 11; decode_xpacked_v_layout.py)
@@ -720,6 +722,7 @@ EDITS["wave_st2"] = [
 EDITS["splits2x"] = _split_slots(2, 1)
 EDITS["splits4x"] = _split_slots(4, 1)
 EDITS["splits_half"] = _split_slots(1, 2)
+EDITS["splits_quarter"] = _split_slots(1, 4)
 
 
 def parse_args(argv=None):
