@@ -9,13 +9,15 @@ the series' time / upstream's against the step's shape: the longest decode
 row's length over the longest prefill row's (context plus chunk), the number
 of decode rows and the prefill tokens. Then evaluates candidate rules: a
 rule's step time is the series' where the rule splits and upstream's where
-it keeps the batch whole (the same code as upstream there). Writes a JSON and
-a PNG (ratio against the length ratio, one panel per replay).
+it keeps the batch whole (the same code as upstream there). Writes a JSON
+(each rule on each replay) and a PNG (ratio against the length ratio, one
+panel per replay). A replay JSON may be gzipped.
 
     python3 benchmarks/experiments/mixed_split_rule.py --out-dir OUT REPLAY_JSON [REPLAY_JSON ...]
 """
 
 import argparse
+import gzip
 import json
 import os
 import sys
@@ -32,7 +34,7 @@ def parse_args(argv=None):
 
 
 def mixed_steps(path: str) -> list[dict]:
-    with open(path) as f:
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
         d = json.load(f)
     out = []
     for trace, steps in d["steps"].items():
@@ -85,7 +87,6 @@ def main(argv=None) -> int:
             f"{lab}: {r['split_steps']}/{r['steps']} split, total {r['total_over_whole']:.3f}, "
             f"{r['best']:.2f}-{r['worst']:.3f}, {r['over_1_02']} over 1.02"
             for lab, r in result["rules"][name].items()))  # fmt: skip
-    result["steps"] = sets
     with open(os.path.join(args.out_dir, "mixed_split_rule.json"), "w") as f:
         json.dump(result, f, indent=1)
     try:
