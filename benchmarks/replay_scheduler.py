@@ -59,7 +59,7 @@ seed, same shapes).
         [--tiers 4K-8K,8K-16K,16K-32K] [--concurrency 10] [--budget 4096] \\
         [--decode-stride 8] [--other-decode-stride 32] [--reps 3]
 
---smoke runs a synthetic 3-step trace at tiny shapes (head 128, pages 48/64)
+--smoke runs a synthetic 3-step trace at tiny shapes (head 128, pages 48/256)
 on the CPU under the Triton interpreter, end to end:
 
     TRITON_INTERPRET=1 CUDA_VISIBLE_DEVICES= .fork/venvs/v0.33.0/bin/python \\
@@ -108,7 +108,7 @@ BACKEND = {
     "upstream_rocm": "rocm", "upstream_triton": "triton", "series_rocm": "rocm",
     "series_triton": "triton", "series_rocm_default": "rocm",
 }  # fmt: skip
-SMOKE_PAGE = {"upstream": 48, "series": 64}
+SMOKE_PAGE = {"upstream": 48, "series": 256}
 # series_rocm_default is the series' ROCM_ATTN as a ROCm user without the DCU
 # kernel gets it by default: no paged prefill provider (no opt-in), so the page
 # stays today's (784); decode rows go to the op, prefill rows to today's kernel.
@@ -828,7 +828,8 @@ def main(argv=None) -> int:
                 for field in ("attribution", "problems", "us"):
                     merged[name][key][field].update(rec[field])
     summary = summarize(plan, traces, merged, variants, model["layers"])
-    checks = targets(summary)
+    # The interpreter's times say nothing about speed: no targets for the smoke run.
+    checks = [] if args.smoke else targets(summary)
     env_info = common.environment()
     payload = {
         "command": env_info["command"],
