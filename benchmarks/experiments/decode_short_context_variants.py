@@ -42,6 +42,14 @@ replay):
   nocap, wave_st2
                 the op that takes that cap without it; and without it, the
                 wave-split kernel at 2 stages instead of 3 (session 13)
+  pdl           the reduce kernel launched with programmatic dependent launch
+                (sm_90): it starts while the main kernel runs, which signals
+                at its start, and waits for the main kernel's writes before
+                it reads the partial states (session 26)
+  pdl_main      pdl, and the main kernel launched the same way after what
+                precedes it, waiting before its first load (session 26)
+  pdl_late, pdl_main_late
+                the same with the main kernel's signal after its last store
   fill_min128, fill_min256, fill_min512
                 grids within one wave too run a sequence of fewer than 128,
                 256 or 512 tokens in one program (session 19)
@@ -724,6 +732,57 @@ EDITS["splits4x"] = _split_slots(4, 1)
 EDITS["splits_half"] = _split_slots(1, 2)
 EDITS["splits_quarter"] = _split_slots(1, 4)
 
+
+# Programmatic dependent launch (sm_90; session 26). The main kernel signals
+# that the reduce may launch, at its start or after its last store; the
+# reduce reads the sequence length, then waits for the main kernel's
+# completion (every program, so the reduce never completes before the main
+# kernel) before the partial states. With `main_too`, the main kernel is
+# launched the same way after what precedes it and waits before its first
+# load.
+def _pdl(trigger: str, main_too: bool):
+    wait = "    if PDL_WAIT:\n        tl.extra.cuda.gdc_wait()\n"
+    signal = "    if USE_PDL:\n        tl.extra.cuda.gdc_launch_dependents()\n"
+    main_arg = (
+        "    DOT_PRECISION: tl.constexpr,\n):\n    seq_idx = tl.program_id(0) // NUM_KV_HEADS",
+        "    DOT_PRECISION: tl.constexpr,\n    USE_PDL: tl.constexpr = False,\n"
+        "    PDL_WAIT: tl.constexpr = False,\n):\n"
+        + wait
+        + (signal if trigger == "start" else "")
+        + "    seq_idx = tl.program_id(0) // NUM_KV_HEADS",
+    )
+    edits = [main_arg]
+    if trigger == "end":
+        edits.append(("        mask=out_mask,\n    )\n", "        mask=out_mask,\n    )\n" + signal))
+    edits += [
+        (
+            "    DIM_BLOCK: tl.constexpr,\n):",
+            "    DIM_BLOCK: tl.constexpr,\n    USE_PDL: tl.constexpr = False,\n):",
+        ),
+        (
+            "    if single_split:\n        return  # the main kernel",
+            "    if USE_PDL:\n        tl.extra.cuda.gdc_wait()\n"
+            "    if single_split:\n        return  # the main kernel",
+        ),
+        (
+            "            DIM_BLOCK=dim_block,\n            num_warps=4,\n",
+            "            DIM_BLOCK=dim_block,\n            num_warps=4,\n"
+            "            USE_PDL=True,\n            launch_pdl=True,\n",
+        ),
+        (
+            '        DOT_PRECISION="ieee" if',
+            "        USE_PDL=True,\n"
+            + ("        PDL_WAIT=True,\n        launch_pdl=True,\n" if main_too else "")
+            + '        DOT_PRECISION="ieee" if',
+        ),
+    ]
+    return edits
+
+
+EDITS["pdl"] = _pdl("start", False)
+EDITS["pdl_main"] = _pdl("start", True)
+EDITS["pdl_late"] = _pdl("end", False)
+EDITS["pdl_main_late"] = _pdl("end", True)
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser()
