@@ -784,6 +784,7 @@ EDITS["pdl_main"] = _pdl("start", True)
 EDITS["pdl_late"] = _pdl("end", False)
 EDITS["pdl_main_late"] = _pdl("end", True)
 
+
 def parse_args(argv=None):
     p = argparse.ArgumentParser()
     p.add_argument("--vllm-root", required=True)
