@@ -14,7 +14,8 @@ call builder), alignment (the hybrid page alignment), prefix (prefix
 prefill's block-table bound), fresh (session 7's set, all files), nhd
 (session 8: the NHD layout of Triton paged-prefill layers), fresh8
 (session 8's held-out set, all files), small (session 24: pages smaller
-than a tile) and mixed (session 25: when TRITON_ATTN splits a mixed batch).
+than a tile), mixed (session 25: when TRITON_ATTN splits a mixed batch)
+and rocm_small (session 27: ROCM_ATTN's small pages at head 256).
 N: only these bugs (numbered over all groups).
 --tree/--python default to the base's fork tree and venv under .fork/.
 
@@ -948,6 +949,26 @@ MIXED = [
     ),
 ]
 
+# Session 27: ROCM_ATTN routes pages of 16 and 32 tokens to
+# decode_page_contiguous at the head sizes ROCm's HIP kernel is not built for.
+ROCM_SMALL_TESTS = ["tests/v1/attention/test_rocm_attn_page_contiguous_decode.py"]
+ROCM_SMALL = [
+    # 145: small pages at every head size (head 128 off the HIP kernel).
+    (
+        R,
+        "small_pages=self.head_size not in _HIP_PAGED_ATTENTION_HEAD_SIZES,",
+        "small_pages=True,",
+    ),
+    # 146: small pages at no head size (head 256 back on the Triton kernel).
+    (
+        R,
+        "small_pages=self.head_size not in _HIP_PAGED_ATTENTION_HEAD_SIZES,",
+        "small_pages=False,",
+    ),
+    # 147: the HIP kernel's head sizes without 128.
+    (R, "_HIP_PAGED_ATTENTION_HEAD_SIZES = (64, 128)", "_HIP_PAGED_ATTENTION_HEAD_SIZES = (64,)"),
+]
+
 # (group, tests, bugs); bugs are numbered over all groups in this order.
 GROUPS = [
     ("dispatch", DISPATCH_TESTS, DISPATCH),
@@ -961,6 +982,7 @@ GROUPS = [
     ("fresh8", FRESH8_TESTS, FRESH8),
     ("small", SMALL_TESTS, SMALL),
     ("mixed", MIXED_TESTS, MIXED),
+    ("rocm_small", ROCM_SMALL_TESTS, ROCM_SMALL),
 ]
 
 

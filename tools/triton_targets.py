@@ -264,9 +264,10 @@ def check_decode(c: Compiler, dtypes) -> None:
     """decode_page_contiguous, both KV layouts, split (batch 1) and not; at
     two or fewer programs per CU also a grid of 1.25 waves, which the op
     splits with its wave-split length threshold compiled in: that kernel
-    must keep the unsplit kernel's programs per CU. On TRITON_ATTN's layout
-    also page 16 unsplit, read several pages per tile (the backend routes
-    it): it must keep the same programs per CU."""
+    must keep the unsplit kernel's programs per CU. Also page 16 unsplit,
+    read several pages per tile, where a backend routes it (TRITON_ATTN's
+    layout; ROCM_ATTN's, which runs on ROCm only, at head 256): it must keep
+    the same programs per CU."""
     import torch
 
     from vllm.v1.attention.ops import decode_page_contiguous as dpc
@@ -284,7 +285,7 @@ def check_decode(c: Compiler, dtypes) -> None:
                     batches.append(-(-5 * config.programs_per_cu * c.target.num_cus // (4 * hk)))
                 main_rows = []
                 runs = [(832, batch) for batch in batches]
-                if layout == "triton":
+                if layout == "triton" or (hs == 256 and c.gpu_target.backend == "hip"):
                     runs.append((16, 2 * c.target.num_cus))
                 for page, batch in runs:
                     if layout == "triton":

@@ -91,10 +91,14 @@ def heads_of(text: str) -> list[tuple[int, int, int]]:
     return [tuple(int(v) for v in h.split("/")) for h in text.split(",") if h]  # type: ignore[misc]
 
 
+# Head sizes ROCm's HIP paged attention kernel is built for.
+HIP_KERNEL_HEAD_SIZES = (64, 128)
+
+
 def hip_kernel_on_rocm(page: int, hq: int, hk: int, hs: int) -> bool:
     """use_rocm_custom_paged_attention on CDNA for a bf16 decode without
     window or sinks (vllm/platforms/rocm.py), and pow2 native layout."""
-    return hs in (64, 128) and page in (16, 32) and 1 <= hq // hk <= 16
+    return hs in HIP_KERNEL_HEAD_SIZES and page in (16, 32) and 1 <= hq // hk <= 16
 
 
 class Ops:
@@ -115,13 +119,16 @@ class Ops:
 
     def routed(self, page: int, head_size: int, group: int, dtype, layout: str) -> bool | None:
         """The routing predicate's answer for the backend of ``layout`` (None
-        where the module has none): TRITON_ATTN passes ``small_pages``."""
+        where the module has none): TRITON_ATTN passes ``small_pages``,
+        ROCM_ATTN where ROCm's HIP kernel is not built for the head size
+        (head 256: rocm_attn.py)."""
         if self.route is None:
             return None
         import inspect
 
         params = inspect.signature(self.route).parameters
-        kwargs = {"small_pages": True} if "small_pages" in params and layout == "triton" else {}
+        small_pages = layout == "triton" or head_size not in HIP_KERNEL_HEAD_SIZES
+        kwargs = {"small_pages": True} if "small_pages" in params and small_pages else {}
         if "dtype" in params:
             return bool(self.route(page, head_size, group, dtype=dtype, **kwargs))
         return bool(self.route(page, head_size, group))
@@ -496,7 +503,7 @@ def plot(result: dict, path: str) -> None:
                         ax.text(c, r, f"{v:.2f}", ha="center", va="center", fontsize=5)
             ax.set_yticks(range(len(pages)), [str(p) for p in pages], fontsize=6)
             ax.set_xticks(
-                range(len(cols)), [f"{b}x{s // 1024}K" for b, s in cols], fontsize=5, rotation=90
+                range(len(cols)), [f"{b}x{s // 1024}K" if s >= 1024 else f"{b}x{s}" for b, s in cols], fontsize=5, rotation=90
             )
             today = "chunked_prefill_paged_decode" if layout == "rocm" else "unified_attention"
             ax.set_title(f"{layout} layout, {h[0]}q/{h[1]}kv/{h[2]}: op / {today}", fontsize=8)
