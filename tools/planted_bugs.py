@@ -949,9 +949,13 @@ MIXED = [
     ),
 ]
 
-# Session 27: ROCM_ATTN routes pages of 16 and 32 tokens to
-# decode_page_contiguous at the head sizes ROCm's HIP kernel is not built for.
-ROCM_SMALL_TESTS = ["tests/v1/attention/test_rocm_attn_page_contiguous_decode.py"]
+# Session 27: ROCM_ATTN serves pages of 16 and 32 tokens with
+# decode_page_contiguous and the NHD cache at the head sizes ROCm's HIP kernel
+# is not built for.
+ROCM_SMALL_TESTS = [
+    "tests/v1/attention/test_rocm_attn_page_contiguous_decode.py",
+    "tests/kernels/attention/test_rocm_attn_mixed_batches.py",
+]
 ROCM_SMALL = [
     # 145: small pages at every head size (head 128 off the HIP kernel).
     (
@@ -967,6 +971,22 @@ ROCM_SMALL = [
     ),
     # 147: the HIP kernel's head sizes without 128.
     (R, "_HIP_PAGED_ATTENTION_HEAD_SIZES = (64, 128)", "_HIP_PAGED_ATTENTION_HEAD_SIZES = (64,)"),
+    # 148: the layout rule without small pages (head 256 keeps x-packed there).
+    (
+        R,
+        "            and self._decode_op_is_faster(block_size, dtype)\n",
+        "            and page_contiguous_decode_is_faster(\n"
+        "                block_size, self.head_size, self.num_queries_per_kv, dtype\n"
+        "            )\n",
+    ),
+    # 149: NHD layers' decode rows without small pages (unified_attention).
+    (
+        R,
+        "            and self._decode_op_is_faster(key_cache.shape[1], query.dtype)\n",
+        "            and page_contiguous_decode_is_faster(\n"
+        "                key_cache.shape[1], self.head_size, self.num_queries_per_kv, query.dtype\n"
+        "            )\n",
+    ),
 ]
 
 # (group, tests, bugs); bugs are numbered over all groups in this order.

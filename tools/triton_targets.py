@@ -383,7 +383,12 @@ def check_prefix_prefill(c: Compiler, dtypes) -> None:
     x_packed_views_of_nhd = getattr(rocm_attn, "x_packed_views_of_nhd", None)
     cases = [(24, 4, 256, 832, False), (32, 8, 128, 16, False), (16, 16, 64, 544, False)]
     if x_packed_views_of_nhd is not None:
-        cases += [(24, 4, 256, 784, True), (16, 2, 256, 1056, True), (32, 8, 128, 64, True)]
+        cases += [
+            (24, 4, 256, 784, True),
+            (16, 2, 256, 1056, True),
+            (32, 8, 128, 64, True),
+            (16, 2, 256, 16, True),
+        ]
     real = pp.current_platform
     pp.current_platform = Platform()
     first_row = len(c.rows)
