@@ -503,7 +503,10 @@ def plot(result: dict, path: str) -> None:
                         ax.text(c, r, f"{v:.2f}", ha="center", va="center", fontsize=5)
             ax.set_yticks(range(len(pages)), [str(p) for p in pages], fontsize=6)
             ax.set_xticks(
-                range(len(cols)), [f"{b}x{s // 1024}K" if s >= 1024 else f"{b}x{s}" for b, s in cols], fontsize=5, rotation=90
+                range(len(cols)),
+                [f"{b}x{s // 1024}K" if s >= 1024 else f"{b}x{s}" for b, s in cols],
+                fontsize=5,
+                rotation=90,
             )
             today = "chunked_prefill_paged_decode" if layout == "rocm" else "unified_attention"
             ax.set_title(f"{layout} layout, {h[0]}q/{h[1]}kv/{h[2]}: op / {today}", fontsize=8)
