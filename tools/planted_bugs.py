@@ -15,7 +15,8 @@ prefill's block-table bound), fresh (session 7's set, all files), nhd
 (session 8: the NHD layout of Triton paged-prefill layers), fresh8
 (session 8's held-out set, all files), small (session 24: pages smaller
 than a tile), mixed (session 25: when TRITON_ATTN splits a mixed batch)
-and rocm_small (session 27: ROCM_ATTN's small pages at head 256).
+rocm_small (session 27: ROCM_ATTN's small pages at head 256) and short
+(session 28: the decode op's last tile first and its empty splits).
 N: only these bugs (numbered over all groups).
 --tree/--python default to the base's fork tree and venv under .fork/.
 
@@ -53,6 +54,9 @@ their TRITON_ATTN-only route) with the change it tests: 8 of 8 on v0.33.0.
 Session 25 wrote group mixed (139-144: the builder splits a mixed batch only
 where its longest decode row is more than 5x its longest prefill row) with
 the change it tests: 6 of 6 on v0.33.0 and v0.29.0.
+Session 28 wrote group short (150-152: the decode op's last tile attended
+before its loop, empty splits exiting at once) with the change it tests:
+3 of 3 on v0.33.0 (150 once the zero-length rows test joined the group).
 """
 
 import argparse
@@ -234,7 +238,7 @@ DECODE = [
         "    has_last_tile = tile_end == num_tiles",
     ),
     # Reduce: empty splits not skipped; padded head dims stored (reduce, main kernel).
-    (D, '    live = m_s > float("-inf")', "    live = split_mask"),
+    (D, "    live = offs_s < num_live", "    live = offs_s < num_splits"),
     (D, "        mask=offs_d < HEAD_SIZE,\n", ""),
     (
         D,
@@ -888,8 +892,8 @@ SMALL = [
     # 134: the last tile's block ids masked by the span, not by the tokens.
     (
         D,
-        "                last_span,\n                span_offs,\n                tok_mask,\n",
-        "                last_span,\n                span_offs,\n                span_offs < SPAN,\n",
+        "            last_span,\n            span_offs,\n            tok_mask & has_last_tile,\n",
+        "            last_span,\n            span_offs,\n            (span_offs < SPAN) & has_last_tile,\n",
     ),
     # 135: the reduce told one page per tile.
     (
@@ -989,6 +993,33 @@ ROCM_SMALL = [
     ),
 ]
 
+# Session 28: decode_page_contiguous attends the sequence's last tile before
+# its loop, and splits past the last tile exit at once (the reduce takes the
+# live splits from the length).
+SHORT_TESTS = (
+    tests_of(
+        "tests/kernels/attention/test_decode_page_contiguous.py",
+        "test_decode_page_contiguous_zero_length_rows_are_zero",
+    )
+    + DECODE_TESTS
+)
+SHORT = [
+    # 150: the first split of an empty sequence exits too (its output unwritten).
+    (D, "    if (tile_start >= tile_end) & (split_idx > 0):", "    if tile_start >= tile_end:"),
+    # 151: the reduce one live split short.
+    (
+        D,
+        "    num_live = tl.minimum(num_tiles, num_splits)",
+        "    num_live = tl.minimum(num_tiles, num_splits) - 1",
+    ),
+    # 152: the loop runs the last tile again.
+    (
+        D,
+        "    loop_end = tl.where(has_last_tile, tile_end - 1, tile_end)",
+        "    loop_end = tile_end",
+    ),
+]
+
 # (group, tests, bugs); bugs are numbered over all groups in this order.
 GROUPS = [
     ("dispatch", DISPATCH_TESTS, DISPATCH),
@@ -1003,6 +1034,7 @@ GROUPS = [
     ("small", SMALL_TESTS, SMALL),
     ("mixed", MIXED_TESTS, MIXED),
     ("rocm_small", ROCM_SMALL_TESTS, ROCM_SMALL),
+    ("short", SHORT_TESTS, SHORT),
 ]
 
 

@@ -53,6 +53,22 @@ replay):
   fill_min128, fill_min256, fill_min512
                 grids within one wave too run a sequence of fewer than 128,
                 256 or 512 tokens in one program (session 19)
+  q_first       Q loaded first, in flight with the length (session 28)
+  ids_early, ids_early32, q_ids_early
+                the last tile's block ids (and the loop's first) read
+                before Q, the tile still after the loop; ids32 holds them
+                as int32 (session 28: faster short, up to 1.35x slower long
+                at head 128: registers)
+  first_ids, first_ids_q
+                the loop's prefetch reads the last tile's ids where the
+                program has no loop iterations (session 28)
+  last_first    the sequence's last tile attended before the loop, its ids
+                the first load after the length, Q after them (session 28;
+                with empty_exit_now, as lean_last, the queue's op since)
+  empty_exit_now
+                empty_exit on the op's source of session 28
+  lean, lean32, lean_first, lean_last (+ _pdl)
+                each of those with empty_exit_now (and pdl_main_late)
 
     python3 benchmarks/experiments/decode_short_context_variants.py --vllm-root BUNDLE --out-dir OUT
 
@@ -783,6 +799,256 @@ EDITS["pdl"] = _pdl("start", False)
 EDITS["pdl_main"] = _pdl("start", True)
 EDITS["pdl_late"] = _pdl("end", False)
 EDITS["pdl_main_late"] = _pdl("end", True)
+
+
+# Session 28: the op's dependent loads at short contexts. A program holding
+# only its sequence's last tile waits on the length, then on Q (its
+# conversion to the dot layout), then on the block id, then on K/V.
+_Q_BLOCK = """    offs_h = tl.arange(0, QUERIES_PER_KV_PADDED)
+    offs_d = tl.arange(0, HEAD_SIZE_PADDED)
+    offs_t = tl.arange(0, TILE_SIZE)
+    head_mask = offs_h < QUERIES_PER_KV
+    dim_mask = offs_d < HEAD_SIZE
+    query_heads = kv_head_idx * QUERIES_PER_KV + offs_h
+
+    q = tl.load(
+        q_ptr
+        + seq_idx.to(tl.int64) * stride_q_seq
+        + query_heads[:, None] * stride_q_head
+        + offs_d[None, :],
+        mask=head_mask[:, None] & dim_mask[None, :],
+        other=0.0,
+    )
+
+"""
+_Q_LOAD = """    q = tl.load(
+        q_ptr
+        + seq_idx.to(tl.int64) * stride_q_seq
+        + query_heads[:, None] * stride_q_head
+        + offs_d[None, :],
+        mask=head_mask[:, None] & dim_mask[None, :],
+        other=0.0,
+    )
+"""
+_SPLIT_IDX = "    split_idx = tl.program_id(1)\n"
+# Q loaded first, in flight with the length.
+_Q_FIRST = [(_Q_BLOCK, ""), (_SPLIT_IDX, _SPLIT_IDX + "\n" + _Q_BLOCK)]
+_PREFETCH = """    block_ids = _span_block_ids(
+        block_table_row,
+        tile_start // TILES_PER_SPAN,
+        offs_t,
+        tile_start < loop_end,
+        PAGE_SIZE,
+        PAGES_PER_TILE,
+    )
+"""
+_LAST_IDS = """    last_span_offs = (num_tiles - 1 - last_span * TILES_PER_SPAN) * TILE_SIZE + offs_t
+    last_tok_mask = last_span_offs < tail_tokens
+    if PAGES_PER_TILE == 1:
+        last_block_ids = tl.load(
+            block_table_row + last_span, mask=has_last_tile, other=0
+        ).to(tl.int64)
+    else:
+        last_block_ids = _span_block_ids(
+            block_table_row,
+            last_span,
+            last_span_offs,
+            last_tok_mask & has_last_tile,
+            PAGE_SIZE,
+            PAGES_PER_TILE,
+        )
+"""
+_LAST_TILE_IDS_OLD = """        span_offs = (num_tiles - 1 - last_span * TILES_PER_SPAN) * TILE_SIZE + offs_t
+        tok_mask = span_offs < tail_tokens
+        if PAGES_PER_TILE == 1:
+            block_ids = tl.load(block_table_row + last_span).to(tl.int64)
+        else:
+            block_ids = _span_block_ids(
+                block_table_row,
+                last_span,
+                span_offs,
+                tok_mask,
+                PAGE_SIZE,
+                PAGES_PER_TILE,
+            )
+"""
+_LAST_TILE_IDS_NEW = """        span_offs = last_span_offs
+        tok_mask = last_tok_mask
+        block_ids = last_block_ids
+"""
+# The block ids of the program's first tile and of the sequence's last tile
+# read before Q, so that no K/V load waits on Q.
+_IDS_EARLY = [
+    (_Q_LOAD, ""),
+    (_PREFETCH, _PREFETCH + _LAST_IDS + _Q_LOAD),
+    (_LAST_TILE_IDS_OLD, _LAST_TILE_IDS_NEW),
+]
+# Both: Q first, the block ids right after the length.
+_Q_IDS_EARLY = [*_Q_FIRST, (_PREFETCH, _PREFETCH + _LAST_IDS), (_LAST_TILE_IDS_OLD, _LAST_TILE_IDS_NEW)]
+# Splits past the sequence's last tile return before any load but the
+# length's; the reduce takes the live splits (the first min(tiles, splits))
+# from the length instead of their -inf maxima (session 7's empty_exit on
+# today's source).
+_EMPTY_EXIT_NOW = [
+    (
+        "    tile_end = tile_start + min_tiles + (split_idx < num_longer).to(tl.int32)\n",
+        "    tile_end = tile_start + min_tiles + (split_idx < num_longer).to(tl.int32)\n"
+        "    if USE_SPLITS:\n"
+        "        if (tile_start >= tile_end) & (split_idx > 0):\n"
+        "            return\n",
+    ),
+    (
+        "    _, _, num_tiles = _tile_count(seq_len, SPAN, TILE_SIZE)\n    single_split = num_tiles <= 1\n",
+        "    _, _, num_tiles = _tile_count(seq_len, SPAN, TILE_SIZE)\n    single_split = num_tiles <= 1\n"
+        "    num_live = tl.minimum(num_tiles, num_splits)\n",
+    ),
+    (
+        '    m_s = tl.load(part_max_ptr + part + offs_s, mask=split_mask, other=float("-inf"))\n'
+        "    l_s = tl.load(part_sum_ptr + part + offs_s, mask=split_mask, other=0.0)\n",
+        "    live = offs_s < num_live\n"
+        '    m_s = tl.load(part_max_ptr + part + offs_s, mask=live, other=float("-inf"))\n'
+        "    l_s = tl.load(part_sum_ptr + part + offs_s, mask=live, other=0.0)\n",
+    ),
+    ('    live = m_s > float("-inf")\n', ""),
+]
+# ids_early holding less across the loop: the block ids as int32, the last
+# tile's offsets and mask computed after the loop (ids_early took registers
+# enough to cost head 128 a program per SM: up to 1.35x at long contexts).
+_LAST_IDS32 = """    if PAGES_PER_TILE == 1:
+        last_block_ids = tl.load(block_table_row + last_span, mask=has_last_tile, other=0)
+    else:
+        last_span_offs = (num_tiles - 1 - last_span * TILES_PER_SPAN) * TILE_SIZE + offs_t
+        last_block_ids = tl.load(
+            block_table_row + last_span * PAGES_PER_TILE + last_span_offs // PAGE_SIZE,
+            mask=(last_span_offs < tail_tokens) & has_last_tile,
+            other=0,
+        )
+"""
+_LAST_TILE_IDS32 = """        span_offs = (num_tiles - 1 - last_span * TILES_PER_SPAN) * TILE_SIZE + offs_t
+        tok_mask = span_offs < tail_tokens
+        block_ids = last_block_ids.to(tl.int64)
+"""
+_IDS_EARLY32 = [
+    (_Q_LOAD, ""),
+    (_PREFETCH, _PREFETCH + _LAST_IDS32 + _Q_LOAD),
+    (_LAST_TILE_IDS_OLD, _LAST_TILE_IDS32),
+]
+_Q_IDS_EARLY32 = [*_Q_FIRST, (_PREFETCH, _PREFETCH + _LAST_IDS32), (_LAST_TILE_IDS_OLD, _LAST_TILE_IDS32)]
+EDITS["ids_early32"] = _IDS_EARLY32
+EDITS["q_ids_early32"] = _Q_IDS_EARLY32
+EDITS["lean32"] = [*_Q_IDS_EARLY32, *_EMPTY_EXIT_NOW]
+EDITS["lean32_pdl"] = [*_Q_IDS_EARLY32, *_EMPTY_EXIT_NOW, *_pdl("end", True)]
+# The prefetch before the loop reads the last tile's block ids where the
+# program has no loop iterations (a short sequence's programs), so its last
+# tile waits on no further load, and nothing more is held across the loop;
+# both read before Q.
+_PREFETCH_LAST = """    no_loop = tile_start >= loop_end
+    if PAGES_PER_TILE == 1:
+        block_ids = tl.load(
+            block_table_row + tl.where(no_loop, last_span, tile_start // TILES_PER_SPAN),
+            mask=(tile_start < loop_end) | (no_loop & has_last_tile),
+            other=0,
+        ).to(tl.int64)
+    else:
+        block_ids = _span_block_ids(
+            block_table_row,
+            tl.where(no_loop, last_span, tile_start),
+            offs_t,
+            tl.where(no_loop, (offs_t < tail_tokens) & has_last_tile, tile_start < loop_end),
+            PAGE_SIZE,
+            PAGES_PER_TILE,
+        )
+"""
+_LAST_TILE_IDS_IF = """        span_offs = (num_tiles - 1 - last_span * TILES_PER_SPAN) * TILE_SIZE + offs_t
+        tok_mask = span_offs < tail_tokens
+        if not no_loop:
+            if PAGES_PER_TILE == 1:
+                block_ids = tl.load(block_table_row + last_span).to(tl.int64)
+            else:
+                block_ids = _span_block_ids(
+                    block_table_row,
+                    last_span,
+                    span_offs,
+                    tok_mask,
+                    PAGE_SIZE,
+                    PAGES_PER_TILE,
+                )
+"""
+_FIRST_IDS = [
+    (_Q_LOAD, ""),
+    (_PREFETCH, _PREFETCH_LAST + _Q_LOAD),
+    (_LAST_TILE_IDS_OLD, _LAST_TILE_IDS_IF),
+]
+EDITS["first_ids"] = _FIRST_IDS
+EDITS["first_ids_q"] = [*_Q_FIRST, (_PREFETCH, _PREFETCH_LAST), (_LAST_TILE_IDS_OLD, _LAST_TILE_IDS_IF)]
+EDITS["lean_first"] = [*_FIRST_IDS, *_EMPTY_EXIT_NOW]
+EDITS["lean_first_pdl"] = [*_FIRST_IDS, *_EMPTY_EXIT_NOW, *_pdl("end", True)]
+# The sequence's last tile attended first, before the loop (softmax is
+# order-free; the order stays fixed): its block ids are the program's first
+# load after the length, nothing is held across the loop for it, and Q is
+# read after them.
+_LAST_TILE_BLOCK = """    if has_last_tile:
+        # The sequence's last tile: slots past its end are never loaded, as an
+        # unused page tail may hold NaN, nor are the block ids of pages past
+        # its end.
+        span_offs = (num_tiles - 1 - last_span * TILES_PER_SPAN) * TILE_SIZE + offs_t
+        tok_mask = span_offs < tail_tokens
+        if PAGES_PER_TILE == 1:
+            block_ids = tl.load(block_table_row + last_span).to(tl.int64)
+        else:
+            block_ids = _span_block_ids(
+                block_table_row,
+                last_span,
+                span_offs,
+                tok_mask,
+                PAGE_SIZE,
+                PAGES_PER_TILE,
+            )
+        m_i, l_i, acc = _attend_span_tile(
+            q,
+            m_i,
+            l_i,
+            acc,
+            k_head_ptr,
+            v_head_ptr,
+            block_ids,
+            span_offs,
+            tok_mask,
+            k_dim_offs,
+            v_dim_offs,
+            dim_mask,
+            qk_scale,
+            stride_k_blk,
+            stride_v_blk,
+            stride_k_tok,
+            stride_v_tok,
+            PAGE_SIZE,
+            PAGES_PER_TILE,
+            DOT_PRECISION,
+        )
+
+"""
+_HAS_LAST = "    has_last_tile = (tile_end == num_tiles) & (tile_start < tile_end)\n"
+_LAST_FIRST = [
+    (_Q_LOAD, ""),
+    (_LAST_TILE_BLOCK, ""),
+    (
+        _HAS_LAST,
+        _HAS_LAST
+        + _LAST_IDS
+        + _Q_LOAD
+        + _LAST_TILE_BLOCK.replace(_LAST_TILE_IDS_OLD, _LAST_TILE_IDS_NEW),
+    ),
+]
+EDITS["last_first"] = _LAST_FIRST
+EDITS["lean_last"] = [*_LAST_FIRST, *_EMPTY_EXIT_NOW]
+EDITS["lean_last_pdl"] = [*_LAST_FIRST, *_EMPTY_EXIT_NOW, *_pdl("end", True)]
+EDITS["q_first"] = _Q_FIRST
+EDITS["ids_early"] = _IDS_EARLY
+EDITS["q_ids_early"] = _Q_IDS_EARLY
+EDITS["empty_exit_now"] = _EMPTY_EXIT_NOW
+EDITS["lean"] = [*_Q_IDS_EARLY, *_EMPTY_EXIT_NOW]
+EDITS["lean_pdl"] = [*_Q_IDS_EARLY, *_EMPTY_EXIT_NOW, *_pdl("end", True)]
 
 
 def parse_args(argv=None):
