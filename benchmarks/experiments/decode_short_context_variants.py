@@ -1064,6 +1064,13 @@ def parse_args(argv=None):
     p.add_argument("--max-model-len", type=int, default=131072)
     p.add_argument("--reps", type=int, default=5)
     p.add_argument("--workers", type=int, default=14)
+    p.add_argument(
+        "--cache-write",
+        action="store_true",
+        help="each call first writes the step's new K/V token into the cache "
+        "(triton_reshape_and_cache_flash, TRITON_ATTN's layout only), as a "
+        "server's step does before attention (session 28)",
+    )
     return p.parse_args(argv)
 
 
@@ -1111,6 +1118,10 @@ def run_group(args, ops, mods, layout, heads, page, nblocks, dev, flush=None):
         tables = [wide(t, width) for t in group.tables(batch, seq_len, calls)]
         row = {"layout": layout, "heads": list(heads), "page": page, "batch": batch,
                "seq_len": seq_len, "table_width": width, "calls": calls}  # fmt: skip
+        write = None
+        if args.cache_write:
+            write = _cache_writer(group, tables, batch, seq_len, dev)
+            write(len(tables) - 1)  # the reference sees the written token
         ref = group.reference(q, tables[-1], seq_len, 1) if flush is not None else None
         for name in ["today", *mods]:
             out = torch.full_like(q, float("nan"))
@@ -1127,6 +1138,8 @@ def run_group(args, ops, mods, layout, heads, page, nblocks, dev, flush=None):
                         q, group.k, group.v, out, t, seq_lens, group.scale, workspace=ws))
                     for t in tables
                 ]  # fmt: skip
+            if write is not None:
+                fns = [(lambda i=i, f=f: (write(i), f())) for i, f in enumerate(fns)]
             if flush is None:
                 fns[0]()
                 continue
@@ -1144,6 +1157,32 @@ def run_group(args, ops, mods, layout, heads, page, nblocks, dev, flush=None):
             )
     torch.cuda.synchronize()
     return rows
+
+
+def _cache_writer(group, tables, batch, seq_len, dev):
+    """write(i): the new token of every sequence of call i written into its
+    last slot, as TritonAttentionImpl's KV-cache update does."""
+    import torch
+
+    from vllm.v1.attention.ops.triton_reshape_and_cache_flash import (
+        triton_reshape_and_cache_flash,
+    )
+
+    if group.k.dim() != 4:
+        raise SystemExit("--cache-write: TRITON_ATTN's layout only")
+    page = group.k.shape[1]
+    new_k = torch.randn((batch, *group.k.shape[2:]), dtype=group.k.dtype, device=dev)
+    new_v = torch.randn_like(new_k)
+    one = torch.ones((), dtype=torch.float32, device=dev)
+    last = seq_len - 1
+    slots = [(t[:, last // page].long() * page + last % page).contiguous() for t in tables]
+
+    def write(i):
+        triton_reshape_and_cache_flash(
+            new_k, new_v, group.k, group.v, slots[i], "auto", one, one
+        )
+
+    return write
 
 
 def nblocks_of(args, heads, page):
