@@ -69,6 +69,11 @@ replay):
                 empty_exit on the op's source of session 28
   lean, lean32, lean_first, lean_last (+ _pdl)
                 each of those with empty_exit_now (and pdl_main_late)
+  min2t, min3t  split grids within one wave run sequences of at most 2 or
+                3 tiles in one program (session 28)
+  loop_ids_first
+                on the op after patch 17: the loop's first block ids read
+                before Q as well (session 28; call82.sh, not yet run)
 
     python3 benchmarks/experiments/decode_short_context_variants.py --vllm-root BUNDLE --out-dir OUT
 
@@ -1060,6 +1065,28 @@ def _min_tiles(k: int):
 
 EDITS["min2t"] = _min_tiles(2)
 EDITS["min3t"] = _min_tiles(3)
+# On the op after patch 17 (session 28, not yet timed): the block ids of
+# the loop's first tile read before Q too, so a split holding an interior
+# tile of a short sequence (the others of its live splits) does not wait on
+# Q before its block ids either.
+_LOOP_PREFETCH = """    loop_end = tl.where(has_last_tile, tile_end - 1, tile_end)
+    block_ids = _span_block_ids(
+        block_table_row,
+        tile_start // TILES_PER_SPAN,
+        offs_t,
+        tile_start < loop_end,
+        PAGE_SIZE,
+        PAGES_PER_TILE,
+    )
+"""
+_Q_LOAD_NEW = "    q = tl.load(\n        q_ptr\n"
+EDITS["loop_ids_first"] = [
+    (_LOOP_PREFETCH, "    block_ids = loop_block_ids\n"),
+    (
+        _Q_LOAD_NEW,
+        _LOOP_PREFETCH.replace("    block_ids = _span", "    loop_block_ids = _span") + _Q_LOAD_NEW,
+    ),
+]
 EDITS["q_first"] = _Q_FIRST
 EDITS["ids_early"] = _IDS_EARLY
 EDITS["q_ids_early"] = _Q_IDS_EARLY
