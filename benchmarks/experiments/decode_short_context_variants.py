@@ -992,24 +992,14 @@ EDITS["lean_first_pdl"] = [*_FIRST_IDS, *_EMPTY_EXIT_NOW, *_pdl("end", True)]
 # order-free; the order stays fixed): its block ids are the program's first
 # load after the length, nothing is held across the loop for it, and Q is
 # read after them.
-_LAST_TILE_BLOCK = """    if has_last_tile:
+_LAST_TILE_BLOCK = (
+    """    if has_last_tile:
         # The sequence's last tile: slots past its end are never loaded, as an
         # unused page tail may hold NaN, nor are the block ids of pages past
         # its end.
-        span_offs = (num_tiles - 1 - last_span * TILES_PER_SPAN) * TILE_SIZE + offs_t
-        tok_mask = span_offs < tail_tokens
-        if PAGES_PER_TILE == 1:
-            block_ids = tl.load(block_table_row + last_span).to(tl.int64)
-        else:
-            block_ids = _span_block_ids(
-                block_table_row,
-                last_span,
-                span_offs,
-                tok_mask,
-                PAGE_SIZE,
-                PAGES_PER_TILE,
-            )
-        m_i, l_i, acc = _attend_span_tile(
+"""
+    + _LAST_TILE_IDS_OLD
+    + """        m_i, l_i, acc = _attend_span_tile(
             q,
             m_i,
             l_i,
@@ -1033,6 +1023,7 @@ _LAST_TILE_BLOCK = """    if has_last_tile:
         )
 
 """
+)
 _HAS_LAST = "    has_last_tile = (tile_end == num_tiles) & (tile_start < tile_end)\n"
 _LAST_FIRST = [
     (_Q_LOAD, ""),
