@@ -73,7 +73,14 @@ replay):
                 3 tiles in one program (session 28)
   loop_ids_first
                 on the op after patch 17: the loop's first block ids read
-                before Q as well (session 28; call82.sh, not yet run)
+                before Q as well (session 28; timed in session 29, call 82)
+  split_last_first
+                every split attends its own last tile before its loop, so
+                each live program of a short sequence runs no loop (session 29)
+  reduce_early, split_last_reduce_early
+                the reduce reads the partial states of all the launch's
+                splits in flight with the length, keeping the live ones
+                after it (session 29); and both
 
     python3 benchmarks/experiments/decode_short_context_variants.py --vllm-root BUNDLE --out-dir OUT
 
@@ -1078,6 +1085,86 @@ EDITS["loop_ids_first"] = [
         _LOOP_PREFETCH.replace("    block_ids = _span", "    loop_block_ids = _span") + _Q_LOAD_NEW,
     ),
 ]
+# Session 29, on the op after patch 17. Every split attends its own last
+# tile before its loop (not only the split holding the sequence's last
+# tile), so each live program of a short sequence takes the unpipelined
+# one-tile path and no loop.
+_SPLIT_LAST_FIRST = [
+    (
+        "    has_last_tile = (tile_end == num_tiles) & (tile_start < tile_end)\n"
+        "    span_offs = (num_tiles - 1 - last_span * TILES_PER_SPAN) * TILE_SIZE + offs_t\n"
+        "    tok_mask = span_offs < tail_tokens\n",
+        "    has_last_tile = tile_start < tile_end\n"
+        "    first_span = (tile_end - 1) // TILES_PER_SPAN\n"
+        "    span_offs = (tile_end - 1 - first_span * TILES_PER_SPAN) * TILE_SIZE + offs_t\n"
+        "    tok_mask = span_offs < tl.where(first_span == last_span, tail_tokens, SPAN)\n",
+    ),
+    (
+        "            block_table_row + last_span, mask=has_last_tile, other=0\n",
+        "            block_table_row + first_span, mask=has_last_tile, other=0\n",
+    ),
+    (
+        "            block_table_row,\n            last_span,\n            span_offs,\n",
+        "            block_table_row,\n            first_span,\n            span_offs,\n",
+    ),
+]
+EDITS["split_last_first"] = _SPLIT_LAST_FIRST
+# The reduce reads every split's partial state (the rows a launch has) in
+# flight with the length, and keeps the live ones after it: one dependent
+# load less, num_splits rows read instead of the live ones.
+_REDUCE_HEAD = """    seq_idx = tl.program_id(0)
+    seq_len = tl.load(seq_lens_ptr + seq_idx)
+"""
+_REDUCE_LOADS = """    head_idx = tl.program_id(1)
+    offs_d = tl.program_id(2) * DIM_BLOCK + tl.arange(0, DIM_BLOCK)
+    part = (seq_idx.to(tl.int64) * NUM_QUERY_HEADS + head_idx) * num_splits
+    offs_s = tl.arange(0, NUM_SPLITS_PADDED)
+    live = offs_s < num_live
+
+    m_s = tl.load(part_max_ptr + part + offs_s, mask=live, other=float("-inf"))
+    l_s = tl.load(part_sum_ptr + part + offs_s, mask=live, other=0.0)
+    m_max = tl.max(m_s, axis=0)
+    w = tl.where(live, tl.exp2(m_s - m_max), 0.0)
+    l_sum = tl.sum(w * l_s, axis=0)
+    o = tl.load(
+        part_out_ptr + (part + offs_s)[:, None] * HEAD_SIZE_PADDED + offs_d[None, :],
+        mask=live[:, None],
+        other=0.0,
+    )
+    acc = tl.sum(o * w[:, None], axis=0)
+"""
+_REDUCE_EARLY = [
+    (
+        _REDUCE_HEAD,
+        """    seq_idx = tl.program_id(0)
+    head_idx = tl.program_id(1)
+    offs_d = tl.program_id(2) * DIM_BLOCK + tl.arange(0, DIM_BLOCK)
+    part = (seq_idx.to(tl.int64) * NUM_QUERY_HEADS + head_idx) * num_splits
+    offs_s = tl.arange(0, NUM_SPLITS_PADDED)
+    in_row = offs_s < num_splits
+    m_s = tl.load(part_max_ptr + part + offs_s, mask=in_row, other=float("-inf"))
+    l_s = tl.load(part_sum_ptr + part + offs_s, mask=in_row, other=0.0)
+    o = tl.load(
+        part_out_ptr + (part + offs_s)[:, None] * HEAD_SIZE_PADDED + offs_d[None, :],
+        mask=in_row[:, None],
+        other=0.0,
+    )
+    seq_len = tl.load(seq_lens_ptr + seq_idx)
+""",
+    ),
+    (
+        _REDUCE_LOADS,
+        """    live = offs_s < num_live
+    m_s = tl.where(live, m_s, float("-inf"))
+    m_max = tl.max(m_s, axis=0)
+    w = tl.where(live, tl.exp2(m_s - m_max), 0.0)
+    l_sum = tl.sum(w * tl.where(live, l_s, 0.0), axis=0)
+    acc = tl.sum(tl.where(live[:, None], o, 0.0) * w[:, None], axis=0)
+""",
+    ),
+]
+EDITS["reduce_early"] = _REDUCE_EARLY
+EDITS["split_last_reduce_early"] = [*_SPLIT_LAST_FIRST, *_REDUCE_EARLY]
 EDITS["q_first"] = _Q_FIRST
 EDITS["ids_early"] = _IDS_EARLY
 EDITS["q_ids_early"] = _Q_IDS_EARLY
