@@ -81,6 +81,9 @@ replay):
                 the reduce reads the partial states of all the launch's
                 splits in flight with the length, keeping the live ones
                 after it (session 29); and both
+  reduce_early8, reduce_early16
+                reduce_early for the first 8 or 16 splits' partial outputs,
+                the others read after the length (session 29)
 
     python3 benchmarks/experiments/decode_short_context_variants.py --vllm-root BUNDLE --out-dir OUT
 
@@ -1164,6 +1167,30 @@ _REDUCE_EARLY = [
     ),
 ]
 EDITS["reduce_early"] = _REDUCE_EARLY
+# The same with only the first k splits' partial outputs read ahead of the
+# length (a sequence of at most k tiles), the others after it: the reduce of
+# a one-tile sequence reads k rows, not the launch's num_splits.
+def _reduce_early_rows(k: int):
+    (old_head, head), (old_loads, loads) = _REDUCE_EARLY
+    head = head.replace(
+        "        mask=in_row[:, None],\n",
+        f"        mask=(in_row & (offs_s < {k}))[:, None],\n",
+    )
+    loads = loads.replace(
+        "    acc = tl.sum(tl.where(live[:, None], o, 0.0) * w[:, None], axis=0)\n",
+        "    o_late = tl.load(\n"
+        "        part_out_ptr + (part + offs_s)[:, None] * HEAD_SIZE_PADDED + offs_d[None, :],\n"
+        f"        mask=(live & (offs_s >= {k}))[:, None],\n"
+        "        other=0.0,\n"
+        "    )\n"
+        f"    o = tl.where((offs_s < {k})[:, None], o, o_late)\n"
+        "    acc = tl.sum(tl.where(live[:, None], o, 0.0) * w[:, None], axis=0)\n",
+    )
+    return [(old_head, head), (old_loads, loads)]
+
+
+EDITS["reduce_early8"] = _reduce_early_rows(8)
+EDITS["reduce_early16"] = _reduce_early_rows(16)
 EDITS["split_last_reduce_early"] = [*_SPLIT_LAST_FIRST, *_REDUCE_EARLY]
 EDITS["q_first"] = _Q_FIRST
 EDITS["ids_early"] = _IDS_EARLY
