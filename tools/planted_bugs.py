@@ -15,8 +15,9 @@ prefill's block-table bound), fresh (session 7's set, all files), nhd
 (session 8: the NHD layout of Triton paged-prefill layers), fresh8
 (session 8's held-out set, all files), small (session 24: pages smaller
 than a tile), mixed (session 25: when TRITON_ATTN splits a mixed batch)
-rocm_small (session 27: ROCM_ATTN's small pages at head 256) and short
-(session 28: the decode op's last tile first and its empty splits).
+rocm_small (session 27: ROCM_ATTN's small pages at head 256), short
+(session 28: the decode op's last tile first and its empty splits) and
+reduce (session 29: the decode op's reduce reading ahead of the length).
 N: only these bugs (numbered over all groups).
 --tree/--python default to the base's fork tree and venv under .fork/.
 
@@ -57,6 +58,8 @@ the change it tests: 6 of 6 on v0.33.0 and v0.29.0.
 Session 28 wrote group short (150-152: the decode op's last tile attended
 before its loop, empty splits exiting at once) with the change it tests:
 3 of 3 on v0.33.0 (150 once the zero-length rows test joined the group).
+Session 29 wrote group reduce (153-157: the reduce reads every split's
+partial state ahead of the sequence length) with the change it tests.
 """
 
 import argparse
@@ -1020,6 +1023,25 @@ SHORT = [
     ),
 ]
 
+# Session 29: decode_page_contiguous's reduce reads every split's partial
+# state in flight with the length and drops the stale ones after it.
+REDUCE = [
+    # 153: the stale splits' maxima kept (NaN in a reused workspace).
+    (D, '    m_s = tl.where(live, m_s, float("-inf"))\n', ""),
+    # 154: the stale splits' sums kept.
+    (D, "tl.sum(w * tl.where(live, l_s, 0.0), axis=0)", "tl.sum(w * l_s, axis=0)"),
+    # 155: the stale splits' outputs kept.
+    (D, "tl.sum(tl.where(live[:, None], o, 0.0) * w[:, None], axis=0)", "tl.sum(o * w[:, None], axis=0)"),
+    # 156: the sums read past the row's splits (past the workspace at its last row).
+    (
+        D,
+        "    l_s = tl.load(part_sum_ptr + part + offs_s, mask=in_row, other=0.0)",
+        "    l_s = tl.load(part_sum_ptr + part + offs_s)",
+    ),
+    # 157: one split too many read per row.
+    (D, "    in_row = offs_s < num_splits", "    in_row = offs_s <= num_splits"),
+]
+
 # (group, tests, bugs); bugs are numbered over all groups in this order.
 GROUPS = [
     ("dispatch", DISPATCH_TESTS, DISPATCH),
@@ -1035,6 +1057,7 @@ GROUPS = [
     ("mixed", MIXED_TESTS, MIXED),
     ("rocm_small", ROCM_SMALL_TESTS, ROCM_SMALL),
     ("short", SHORT_TESTS, SHORT),
+    ("reduce", SHORT_TESTS, REDUCE),
 ]
 
 
