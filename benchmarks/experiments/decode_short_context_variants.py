@@ -84,6 +84,8 @@ replay):
   reduce_early8, reduce_early16
                 reduce_early for the first 8 or 16 splits' partial outputs,
                 the others read after the length (session 29)
+  reduce_before the op after patch 18 (reduce_early, shipped) with the
+                reduce before it (session 29)
 
     python3 benchmarks/experiments/decode_short_context_variants.py --vllm-root BUNDLE --out-dir OUT
 
@@ -1192,6 +1194,22 @@ def _reduce_early_rows(k: int):
 EDITS["reduce_early8"] = _reduce_early_rows(8)
 EDITS["reduce_early16"] = _reduce_early_rows(16)
 EDITS["split_last_reduce_early"] = [*_SPLIT_LAST_FIRST, *_REDUCE_EARLY]
+# The op as built in v0.33.0 patch 18 (reduce_early, with its comment) back
+# to the reduce before it, for same-run comparisons on the op after it.
+_REDUCE_EARLY_COMMENT = """    # Every split's partial state is read in flight with the length, which
+    # says the splits that hold tiles only after its load; the others'
+    # (stale) states are dropped below. A short sequence's reduce then waits
+    # on one load, not two.
+"""
+EDITS["reduce_before"] = [
+    (
+        _REDUCE_EARLY[0][1].replace(
+            "    in_row = ", _REDUCE_EARLY_COMMENT + "    in_row = "
+        ),
+        _REDUCE_HEAD,
+    ),
+    (_REDUCE_EARLY[1][1], _REDUCE_LOADS),
+]
 EDITS["q_first"] = _Q_FIRST
 EDITS["ids_early"] = _IDS_EARLY
 EDITS["q_ids_early"] = _Q_IDS_EARLY
