@@ -86,6 +86,9 @@ replay):
                 the others read after the length (session 29)
   reduce_before the op after patch 18 (reduce_early, shipped) with the
                 reduce before it (session 29)
+  before_noreduce, base_again
+                reduce_before without the reduce launched (timing only);
+                the op as built timed again after the others (session 29)
 
     python3 benchmarks/experiments/decode_short_context_variants.py --vllm-root BUNDLE --out-dir OUT
 
@@ -1210,6 +1213,8 @@ EDITS["reduce_before"] = [
     ),
     (_REDUCE_EARLY[1][1], _REDUCE_LOADS),
 ]
+EDITS["before_noreduce"] = [*EDITS["reduce_before"], _NOREDUCE]
+EDITS["base_again"] = []  # the op as built, timed again (order effects)
 EDITS["q_first"] = _Q_FIRST
 EDITS["ids_early"] = _IDS_EARLY
 EDITS["q_ids_early"] = _Q_IDS_EARLY
