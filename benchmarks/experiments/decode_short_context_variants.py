@@ -86,6 +86,8 @@ replay):
                 the others read after the length (session 29)
   reduce_before the op after patch 18 (reduce_early, shipped) with the
                 reduce before it (session 29)
+  wave_late     on the op after patch 18: grids split past one wave read the
+                split states after the length (session 29)
   before_noreduce, base_again
                 reduce_before without the reduce launched (timing only);
                 the op as built timed again after the others (session 29)
@@ -1214,6 +1216,74 @@ EDITS["reduce_before"] = [
     (_REDUCE_EARLY[1][1], _REDUCE_LOADS),
 ]
 EDITS["before_noreduce"] = [*EDITS["reduce_before"], _NOREDUCE]
+# On the op after patch 18: a grid split past one wave (MIN_SPLIT_LEN > 0)
+# reads the split states after the length, as before patch 18 (there its
+# short sequences run unsplit and their reduce would read every split's
+# state for nothing; the longer ones have all splits live).
+_LOAD_SPLIT_STATES = """@triton.jit
+def _load_split_states(
+    part_out_ptr,
+    part_max_ptr,
+    part_sum_ptr,
+    part,
+    offs_s,
+    offs_d,
+    mask,
+    HEAD_SIZE_PADDED: tl.constexpr,
+):
+    \"\"\"(maxima, sums, outputs) of the splits ``mask`` selects in a row of
+    partial states that starts at ``part``.\"\"\"
+    m_s = tl.load(part_max_ptr + part + offs_s, mask=mask, other=float("-inf"))
+    l_s = tl.load(part_sum_ptr + part + offs_s, mask=mask, other=0.0)
+    o = tl.load(
+        part_out_ptr + (part + offs_s)[:, None] * HEAD_SIZE_PADDED + offs_d[None, :],
+        mask=mask[:, None],
+        other=0.0,
+    )
+    return m_s, l_s, o
+
+
+"""
+
+
+def _state_loads(indent: str, mask: str) -> str:
+    args = ["part_out_ptr", "part_max_ptr", "part_sum_ptr", "part", "offs_s", "offs_d",
+            mask, "HEAD_SIZE_PADDED"]  # fmt: skip
+    inner = "".join(f"{indent}    {a},\n" for a in args)
+    return f"{indent}m_s, l_s, o = _load_split_states(\n{inner}{indent})\n"
+
+
+EDITS["wave_late"] = [
+    (
+        "@triton.jit\ndef _decode_page_contiguous_reduce_kernel(",
+        _LOAD_SPLIT_STATES + "@triton.jit\ndef _decode_page_contiguous_reduce_kernel(",
+    ),
+    (
+        _REDUCE_EARLY_COMMENT + _REDUCE_EARLY[0][1].split("    offs_s = tl.arange(0, NUM_SPLITS_PADDED)\n")[1],
+        "    if MIN_SPLIT_LEN == 0:\n"
+        + "        # Every split's partial state is read in flight with the length,\n"
+        "        # which says the splits that hold tiles only after its load; the\n"
+        "        # others' (stale) states are dropped below. A short sequence's\n"
+        "        # reduce then waits on one load, not two.\n"
+        + _state_loads("        ", "offs_s < num_splits")
+        + "    seq_len = tl.load(seq_lens_ptr + seq_idx)\n",
+    ),
+    (
+        "    live = offs_s < num_live\n    m_s = tl.where(",
+        "    live = offs_s < num_live\n"
+        "    if MIN_SPLIT_LEN > 0:\n"
+        "        # A grid split past one wave runs its sequences shorter than\n"
+        "        # MIN_SPLIT_LEN in one program and only the longer ones split, all\n"
+        "        # splits live: the states are read after the length, and only the\n"
+        "        # reduce of a split sequence reads them.\n"
+        + _state_loads("        ", "live")
+        + "    m_s = tl.where(",
+    ),
+    (
+        "them empty) exit at once; the reduce reads only the first",
+        "them empty) exit at once; the reduce uses only the first",
+    ),
+]
 EDITS["base_again"] = []  # the op as built, timed again (order effects)
 EDITS["q_first"] = _Q_FIRST
 EDITS["ids_early"] = _IDS_EARLY
