@@ -58,8 +58,10 @@ the change it tests: 6 of 6 on v0.33.0 and v0.29.0.
 Session 28 wrote group short (150-152: the decode op's last tile attended
 before its loop, empty splits exiting at once) with the change it tests:
 3 of 3 on v0.33.0 (150 once the zero-length rows test joined the group).
-Session 29 wrote group reduce (153-157: the reduce reads every split's
-partial state ahead of the sequence length) with the change it tests.
+Session 29 wrote group reduce (153-158: the reduce reads every split's
+partial state ahead of the sequence length) with the change it tests:
+5 of 5 at first; after review 158 was added and 153 was caught only by
+chance (tl.max skips NaN) until the guard's workspace was filled with +inf.
 """
 
 import argparse
@@ -1035,11 +1037,14 @@ REDUCE = [
     # 156: the sums read past the row's splits (past the workspace at its last row).
     (
         D,
-        "    l_s = tl.load(part_sum_ptr + part + offs_s, mask=in_row, other=0.0)",
+        "    l_s = tl.load(part_sum_ptr + part + offs_s, mask=mask, other=0.0)",
         "    l_s = tl.load(part_sum_ptr + part + offs_s)",
     ),
     # 157: one split too many read per row.
-    (D, "    in_row = offs_s < num_splits", "    in_row = offs_s <= num_splits"),
+    (D, "            offs_s < num_splits,\n", "            offs_s <= num_splits,\n"),
+    # 158: the outputs read unmasked (past the workspace where the padded split
+    #      count exceeds the split count by enough).
+    (D, "        mask=mask[:, None],\n        other=0.0,\n", ""),
 ]
 
 # (group, tests, bugs); bugs are numbered over all groups in this order.
