@@ -60,8 +60,9 @@ before its loop, empty splits exiting at once) with the change it tests:
 3 of 3 on v0.33.0 (150 once the zero-length rows test joined the group).
 Session 29 wrote group reduce (153-158: the reduce reads every split's
 partial state ahead of the sequence length) with the change it tests:
-5 of 5 at first; after review 158 was added and 153 was caught only by
-chance (tl.max skips NaN) until the guard's workspace was filled with +inf.
+5 of 5 at first, 153 only by chance (tl.max skips NaN); after review the
+guard's workspace is filled with +inf and runs a five-split launch: 153 and
+156-158 caught again (158 new), 4 of 4.
 """
 
 import argparse
