@@ -9,7 +9,7 @@ source benchmarks/gpu_call_env.sh
 HEADS=16/8/128,24/8/128,40/8/128,28/4/128,8/8/128,16/8/256,12/4/256,28/4/256,8/1/256,12/2/256
 run() {  # tag, timeout, args...
   local tag=$1 t=$2; shift 2
-  timeout "$t" python3 benchmarks/kernels/bench_decode_page_sweep.py --vllm-root /tmp/b --out-dir /tmp/o \
+  timeout "$t" python3 benchmarks/kernels/bench_decode_page_sweep.py --rounds 1 --vllm-root /tmp/b --out-dir /tmp/o \
     --tag "$tag" --layouts triton --max-model-len 131072 --prewarm-workers 15 --reps 4 "$@" \
     > "/tmp/o/${tag}_h200.log" 2>&1
   echo "$tag rc=$?"; tail -n 2 "/tmp/o/${tag}_h200.log"

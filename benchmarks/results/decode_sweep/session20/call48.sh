@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../../../.."
 source benchmarks/gpu_call_env.sh
 for heads_page in 24/4/256:832 16/2/256:1088; do
   tag=decode_targets_${heads_page//[\/:]/_}
-  timeout 200 python3 benchmarks/kernels/bench_decode_page_sweep.py --vllm-root /tmp/b --out-dir /tmp/o \
+  timeout 200 python3 benchmarks/kernels/bench_decode_page_sweep.py --rounds 1 --vllm-root /tmp/b --out-dir /tmp/o \
     --tag "$tag" --layouts triton,rocm_nhd,rocm --heads "${heads_page%:*}" --pages "${heads_page#*:}" \
     --batches 1,4,16,64 --seq-lens 16384,32768 --max-model-len 131072 --prewarm-workers 6 --reps 7 \
     > "/tmp/o/${tag}_h200.log" 2>&1

@@ -8,7 +8,7 @@
 set -u
 cd "$(dirname "$0")/../../../.."
 source benchmarks/gpu_call_env.sh
-timeout 540 python3 benchmarks/kernels/bench_decode_page_sweep.py --vllm-root /tmp/b \
+timeout 540 python3 benchmarks/kernels/bench_decode_page_sweep.py --rounds 1 --vllm-root /tmp/b \
   --out-dir /tmp/o --tag rocm_small_pages_h256 --layouts rocm --pages 16,32 \
   --heads 24/4/256,16/2/256,8/4/256,8/1/256,32/8/128 \
   --batches 1,2,4,8,16,32,64,128,256 --seq-lens 64,128,256,512,1024,4096,16384,65536 \

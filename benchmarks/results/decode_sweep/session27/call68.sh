@@ -8,7 +8,7 @@
 set -u
 cd "$(dirname "$0")/../../../.."
 source benchmarks/gpu_call_env.sh
-timeout 170 python3 benchmarks/kernels/bench_decode_page_sweep.py --vllm-root /tmp/b \
+timeout 170 python3 benchmarks/kernels/bench_decode_page_sweep.py --rounds 1 --vllm-root /tmp/b \
   --out-dir /tmp/o --tag rocm_small_pages_nhd --layouts rocm,rocm_nhd --pages 16,32 \
   --heads 24/4/256,16/2/256 --batches 1,4,16,64 --seq-lens 256,1024,4096,16384,65536 \
   --max-model-len 131072 --cache-gib 24 --reps 5 --prewarm-workers 14 --time-budget 90 \

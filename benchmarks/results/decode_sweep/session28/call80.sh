@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../../../.."
 source benchmarks/gpu_call_env.sh
 H=24/8/128,40/8/128,28/4/128,12/4/256,20/4/256
 for dt in float16 bfloat16; do
-  timeout 170 python3 benchmarks/kernels/bench_decode_page_sweep.py --vllm-root /tmp/b --out-dir /tmp/o \
+  timeout 170 python3 benchmarks/kernels/bench_decode_page_sweep.py --rounds 1 --vllm-root /tmp/b --out-dir /tmp/o \
     --layouts triton --pages 16,32 --heads $H --batches 1,4,16,64,256 --seq-lens 128,256,1024,4096,16384,65536 \
     --dtype $dt --max-model-len 131072 --cache-gib 40 --prewarm-workers 14 --reps 3 --time-budget 80 \
     --tag heldout_small_pages_$dt > /tmp/o/heldout_small_pages_${dt}_h200.log 2>&1

@@ -9,7 +9,7 @@ python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/whl .g
 mkdir -p /tmp/b /tmp/o28
 tar xzf .gpu/bundle-v0.33.0.tgz -C /tmp/b
 export PYTHONUNBUFFERED=1 PYTHONPATH=/tmp/b:/tmp/whl
-timeout 500 python3 benchmarks/kernels/bench_decode_page_sweep.py --vllm-root /tmp/b --out-dir /tmp/o28 \
+timeout 500 python3 benchmarks/kernels/bench_decode_page_sweep.py --rounds 1 --vllm-root /tmp/b --out-dir /tmp/o28 \
   --tag decode_nonrouted_large --layouts rocm,rocm_nhd --heads 64/2/128,32/8/64,16/16/64,64/4/128,32/2/256 \
   --pages 1024,1088,2112 --batches 1,4,16,64,256 --seq-lens 1024,16384,65536 --reps 3 \
   --cache-gib 100 --prewarm-workers 15 --time-budget 300 > /tmp/o28/decode_nonrouted_large_h200.log 2>&1; echo "sweep rc=$?"

@@ -10,7 +10,7 @@ mkdir -p /tmp/b /tmp/o
 tar xzf .gpu/bundle-v0.33.0.tgz -C /tmp/b
 cp -a /tmp/b /tmp/b_old && cp -r .gpu/old/vllm/. /tmp/b_old/vllm/
 export PYTHONUNBUFFERED=1 PYTHONPATH=/tmp/b:/tmp/whl
-timeout 330 python3 benchmarks/kernels/bench_decode_page_sweep.py --vllm-root /tmp/b --out-dir /tmp/o \
+timeout 330 python3 benchmarks/kernels/bench_decode_page_sweep.py --rounds 1 --vllm-root /tmp/b --out-dir /tmp/o \
   --tag decode_nonrouted --layouts rocm,rocm_nhd --heads 32/8/64,16/16/64,64/4/128,32/2/256 \
   --pages 256,832 --batches 1,4,16,64,256 --seq-lens 1024,4096,16384 --reps 3 \
   --prewarm-workers 15 --time-budget 160 > /tmp/o/decode_nonrouted_h200.log 2>&1; echo "sweep rc=$?"

@@ -7,7 +7,7 @@ python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/whl .g
 mkdir -p /tmp/b /tmp/o
 tar xzf .gpu/bundle-v0.33.0.tgz -C /tmp/b
 export PYTHONUNBUFFERED=1 PYTHONPATH=/tmp/b:/tmp/whl
-timeout 540 python3 benchmarks/kernels/bench_decode_page_sweep.py --vllm-root /tmp/b --out-dir /tmp/o \
+timeout 540 python3 benchmarks/kernels/bench_decode_page_sweep.py --rounds 1 --vllm-root /tmp/b --out-dir /tmp/o \
   --tag decode_head64_float16 --dtype float16 --layouts triton,rocm,rocm_nhd --heads 32/8/64,16/16/64,8/1/64 \
   --pages 64,544,1056 --batches 1,16,256 --seq-lens 256,16384 --reps 3 \
   --prewarm-workers 15 --time-budget 330 > /tmp/o/decode_head64_float16_h200.log 2>&1; echo "sweep rc=$?"
