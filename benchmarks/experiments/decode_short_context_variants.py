@@ -91,6 +91,11 @@ replay):
   before_noreduce, base_again
                 reduce_before without the reduce launched (timing only);
                 the op as built timed again after the others (session 29)
+  wave_resident3
+                the wave rule counts 3 programs per SM where the launch
+                takes the sm_90 register cap (TRITON_ATTN's layout, head
+                256): grids of up to 396 programs unsplit on an H200,
+                397-594 split (session 30)
 
     python3 benchmarks/experiments/decode_short_context_variants.py --vllm-root BUNDLE --out-dir OUT
 
@@ -1285,6 +1290,50 @@ EDITS["wave_late"] = [
     ),
 ]
 EDITS["base_again"] = []  # the op as built, timed again (order effects)
+# Session 30: after patch 17 every launch on TRITON_ATTN's layout at head
+# 256 holds 3 programs per SM on sm_90 (offline compile), while the wave rule
+# counts the 2 of the x-packed layout. wave_resident3: on the launches that
+# take the register cap (sm_90, head 256, TRITON_ATTN's layout, 2-byte
+# dtypes) the wave rule counts 3 per SM (a grid of up to 396 programs on an
+# H200 runs unsplit; 397-594 are split); the fill rule keeps 2.
+EDITS["wave_resident3"] = [
+    (
+        "    programs_per_cu: int,\n) -> int:\n",
+        "    programs_per_cu: int,\n    wave_programs_per_cu: int | None = None,\n) -> int:\n",
+    ),
+    (
+        "    num_splits = slots // programs\n"
+        "    if slots < programs and 2 * programs <= 3 * slots and programs_per_cu <= 2:\n",
+        "    num_splits = slots // programs\n"
+        "    slots = (wave_programs_per_cu or programs_per_cu) * num_cus\n"
+        "    if slots < programs and 2 * programs <= 3 * slots and programs_per_cu <= 2:\n",
+    ),
+    (
+        "    num_splits = _pick_num_splits(\n"
+        "        num_seqs, num_kv_heads, max_tiles_per_seq, num_cus, config.programs_per_cu\n"
+        "    )\n"
+        "    use_splits = num_splits > 1\n"
+        "    past_one_wave = num_seqs * num_kv_heads > config.programs_per_cu * num_cus\n",
+        "    wave_per_cu = 3 if config.wave_split_max_registers else config.programs_per_cu\n"
+        "    num_splits = _pick_num_splits(\n"
+        "        num_seqs, num_kv_heads, max_tiles_per_seq, num_cus, config.programs_per_cu,\n"
+        "        wave_per_cu,\n"
+        "    )\n"
+        "    use_splits = num_splits > 1\n"
+        "    past_one_wave = num_seqs * num_kv_heads > wave_per_cu * num_cus\n",
+    ),
+    (
+        "    for num_seqs in range(1, 3 * programs_per_cu * num_cus // (2 * num_kv_heads) + 1):\n"
+        "        num_splits = _pick_num_splits(\n"
+        "            num_seqs, num_kv_heads, _MAX_NUM_SPLITS, num_cus, programs_per_cu\n"
+        "        )\n",
+        "    for num_seqs in range(1, 9 * num_cus // (2 * num_kv_heads) + 1):\n"
+        "        num_splits = max(\n"
+        "            _pick_num_splits(num_seqs, num_kv_heads, _MAX_NUM_SPLITS, num_cus, programs_per_cu, w)\n"
+        "            for w in (None, 3)\n"
+        "        )\n",
+    ),
+]
 EDITS["q_first"] = _Q_FIRST
 EDITS["ids_early"] = _IDS_EARLY
 EDITS["q_ids_early"] = _Q_IDS_EARLY
