@@ -17,7 +17,8 @@ prefill's block-table bound), fresh (session 7's set, all files), nhd
 than a tile), mixed (session 25: when TRITON_ATTN splits a mixed batch)
 rocm_small (session 27: ROCM_ATTN's small pages at head 256), short
 (session 28: the decode op's last tile first and its empty splits) and
-reduce (session 29: the decode op's reduce reading ahead of the length).
+reduce (session 29: the decode op's reduce reading ahead of the length),
+fresh30d, fresh30r, fresh30p (session 30's held-out set, by area).
 N: only these bugs (numbered over all groups).
 --tree/--python default to the base's fork tree and venv under .fork/.
 
@@ -63,6 +64,13 @@ partial state ahead of the sequence length) with the change it tests:
 5 of 5 at first, 153 only by chance (tl.max skips NaN); after review the
 guard's workspace is filled with +inf and runs a five-split launch: 153 and
 156-158 caught again (158 new), 4 of 4.
+Session 30 had a helper who read the series' code but none of its tests
+write groups fresh30d, fresh30r and fresh30p (159-184: the decode op, the
+backends' routing, the prefill kernels and calls), each run against the
+whole test files of what it plants in: 25 of 26 caught at first (96%). The
+survivor (172: the workspace sized one batch short of one and a half
+waves) changes the size only where that batch needs the most, with a few
+compute units; the workspace test now also runs at 1 and 3 CUs: 26 of 26.
 """
 
 import argparse
@@ -862,22 +870,26 @@ FRESH8 = [
 
 # Session 24: pages smaller than a tile, read several per tile (patch 15), and
 # their route (TRITON_ATTN only).
-SMALL_TESTS = tests_of(
-    "tests/kernels/attention/test_decode_page_contiguous.py",
-    "test_page_contiguous_decode_is_faster_on_small_pages",
-    "test_page_contiguous_decode_is_faster",
-    "test_pages_smaller_than_a_tile_are_read_several_per_tile",
-    "test_one_tile_sequences_skip_the_reduce",
-    "test_decode_page_contiguous",
-    "test_decode_page_contiguous_reads_stay_in_bounds",
-) + tests_of(
-    "tests/v1/attention/test_rocm_attn_page_contiguous_decode.py",
-    "test_page_contiguous_decode_is_faster",
-    "test_unrouted_decode_keeps_todays_kernel",
-) + tests_of(
-    "tests/v1/attention/test_triton_attn_page_contiguous_decode.py",
-    "test_forward_routes_rows",
-    "test_unrouted_page_keeps_unified_attention",
+SMALL_TESTS = (
+    tests_of(
+        "tests/kernels/attention/test_decode_page_contiguous.py",
+        "test_page_contiguous_decode_is_faster_on_small_pages",
+        "test_page_contiguous_decode_is_faster",
+        "test_pages_smaller_than_a_tile_are_read_several_per_tile",
+        "test_one_tile_sequences_skip_the_reduce",
+        "test_decode_page_contiguous",
+        "test_decode_page_contiguous_reads_stay_in_bounds",
+    )
+    + tests_of(
+        "tests/v1/attention/test_rocm_attn_page_contiguous_decode.py",
+        "test_page_contiguous_decode_is_faster",
+        "test_unrouted_decode_keeps_todays_kernel",
+    )
+    + tests_of(
+        "tests/v1/attention/test_triton_attn_page_contiguous_decode.py",
+        "test_forward_routes_rows",
+        "test_unrouted_page_keeps_unified_attention",
+    )
 )
 SMALL = [
     # 131: a token's page inside the tile taken from its offset in the page.
@@ -1034,7 +1046,11 @@ REDUCE = [
     # 154: the stale splits' sums kept.
     (D, "tl.sum(w * tl.where(live, l_s, 0.0), axis=0)", "tl.sum(w * l_s, axis=0)"),
     # 155: the stale splits' outputs kept.
-    (D, "tl.sum(tl.where(live[:, None], o, 0.0) * w[:, None], axis=0)", "tl.sum(o * w[:, None], axis=0)"),
+    (
+        D,
+        "tl.sum(tl.where(live[:, None], o, 0.0) * w[:, None], axis=0)",
+        "tl.sum(o * w[:, None], axis=0)",
+    ),
     # 156: the sums read past the row's splits (past the workspace at its last row).
     (
         D,
@@ -1046,6 +1062,224 @@ REDUCE = [
     # 158: the outputs read unmasked (past the workspace where the padded split
     #      count exceeds the split count by enough).
     (D, "        mask=mask[:, None],\n        other=0.0,\n", ""),
+]
+
+# Session 30: a held-out set written by a helper who read the series' code
+# (its diff against the release) but none of its tests; each group runs the
+# whole test files of what it plants in.
+FRESH30_DECODE_TESTS = [
+    "tests/kernels/attention/test_decode_page_contiguous.py",
+    "tests/v1/attention/test_triton_attn_page_contiguous_decode.py",
+    "tests/v1/attention/test_rocm_attn_page_contiguous_decode.py",
+]
+FRESH30_DECODE = [
+    # 159: wave rule misses its upper boundary: a grid of exactly 1.5 waves
+    #       (e.g. slots=4, programs=6, ppc<=2) is no longer split (1 instead of
+    #       2); needs _pick_num_splits (or a split count/workspace check) at
+    #       exactly 2*programs == 3*slots.
+    (D, "and 2 * programs <= 3 * slots and", "and 2 * programs < 3 * slots and"),
+    # 160: wave-split tie-break prefers MORE splits: programs=6, slots=4 picks
+    #       4 instead of 2; needs a _pick_num_splits case with tied ratios.
+    (
+        D,
+        "key=lambda splits: (cdiv(programs * splits, slots) / splits, splits),",
+        "key=lambda splits: (cdiv(programs * splits, slots) / splits, -splits),",
+    ),
+    # 161: main kernel: a sequence of exactly MIN_SPLIT_LEN (1024) tokens in a
+    #       wave-split grid has splits>0 exit although live_splits counts them
+    #       all -> missing tiles; needs seq_len == 1024 in a grid past one wave
+    #       (ppc<=2).
+    (
+        D,
+        "if (seq_len < MIN_SPLIT_LEN) & (split_idx > 0):",
+        "if (seq_len <= MIN_SPLIT_LEN) & (split_idx > 0):",
+    ),
+    # 162: reduce kernel forgets the MIN_SPLIT_LEN short-sequence exit: it
+    #       overwrites the main kernel's output of a short sequence in a wave-
+    #       split grid with stale/unwritten partial states; needs a short
+    #       (<1024, >1 tile) and a long sequence in a grid past one wave.
+    (
+        D,
+        "    if MIN_SPLIT_LEN > 0:\n        single_split = single_split | (seq_len < MIN_SPLIT_LEN)\n    if single_split:\n",
+        "    if single_split:\n",
+    ),
+    # 163: split tile ranges overlap: split == num_longer also takes an extra
+    #       tile, so a tile is attended twice; needs any split sequence
+    #       (num_splits > 1) checked against a reference.
+    (
+        D,
+        "tile_end = tile_start + min_tiles + (split_idx < num_longer).to(tl.int32)",
+        "tile_end = tile_start + min_tiles + (split_idx <= num_longer).to(tl.int32)",
+    ),
+    # 164: last tile's token mask includes the slot just past the sequence end
+    #       (page tail garbage/zeros enter the softmax); needs seq_len not a
+    #       multiple of the tile, ideally a NaN-poisoned page tail.
+    (D, "    tok_mask = span_offs < tail_tokens\n", "    tok_mask = span_offs <= tail_tokens\n"),
+    # 165: _tile_count's last span off by one when seq_len is a multiple of the
+    #       span: the last tile is read from the page past the end at negative
+    #       offsets (num_tiles unchanged); needs seq_len == k * page_size.
+    (D, "last_span = tl.maximum(seq_len - 1, 0) // SPAN", "last_span = seq_len // SPAN"),
+    # 166: main kernel treats only empty sequences as unsplit: a one-tile
+    #       sequence in a split batch writes a partial state, not the output,
+    #       and the reduce skips it -> output never written; needs a 1-tile
+    #       sequence next to a long one in a split batch.
+    (D, "        single_split = num_tiles <= 1\n", "        single_split = num_tiles < 1\n"),
+    # 167: reduce counts one live split too few when num_tiles <= num_splits:
+    #       the last split's tiles are dropped; needs a split sequence with
+    #       fewer tiles than splits (e.g. 2-3 tiles, 4+ splits).
+    (
+        D,
+        "num_live = tl.minimum(num_tiles, num_splits)",
+        "num_live = tl.minimum(num_tiles - 1, num_splits)",
+    ),
+    # 168: the loop's first block-id read is masked like the read-ahead
+    #       (tile_start + 1 < loop_end): a loop of exactly one tile reads block
+    #       0 instead of its page; needs a split/sequence whose loop holds one
+    #       tile besides the last tile, with a non-identity block table.
+    (
+        D,
+        "        tile_start // TILES_PER_SPAN,\n        offs_t,\n        tile_start < loop_end,",
+        "        tile_start // TILES_PER_SPAN,\n        offs_t,\n        tile_start + 1 < loop_end,",
+    ),
+    # 169: loop_end assumes the last split holds the last tile: with fewer
+    #       tiles than splits (or a short sequence in a wave grid) the split
+    #       holding it attends it twice, unmasked past the tail; needs
+    #       num_tiles < num_splits or MIN_SPLIT_LEN short sequences.
+    (
+        D,
+        "loop_end = tl.where(has_last_tile, tile_end - 1, tile_end)",
+        "loop_end = tl.where(split_idx == num_splits - 1, tile_end - 1, tile_end)",
+    ),
+    # 170: routing predicate: 64-token pages (the minimum) no longer routed;
+    #       needs page_contiguous_decode_is_faster(64, 128, 2, bf16) (or a
+    #       backend at page 64).
+    (D, "block_size >= _ROUTED_MIN_PAGE", "block_size > _ROUTED_MIN_PAGE"),
+    # 171: supports_page_contiguous_decode forgets sinks: a layer with
+    #       attention sinks is sent to the op (which ignores sinks); needs
+    #       supports(..., has_sinks=True) or a sinks layer's output.
+    (
+        D,
+        "        and not has_sinks\n        and sliding_window == (-1, -1)",
+        "        and sliding_window == (-1, -1)",
+    ),
+    # 172: workspace sizing stops one batch short of 1.5 waves: e.g. 1 CU, ppc
+    #       2 (head 256 bf16), 1 KV head: 2 units instead of 6, so a batch of 3
+    #       raises; needs decode with the sized workspace at the largest split
+    #       batch.
+    (
+        D,
+        "range(1, 3 * programs_per_cu * num_cus // (2 * num_kv_heads) + 1)",
+        "range(1, 3 * programs_per_cu * num_cus // (2 * num_kv_heads))",
+    ),
+]
+FRESH30_DISPATCH_TESTS = [
+    "tests/v1/attention/test_triton_attn_page_contiguous_decode.py",
+    "tests/v1/attention/test_rocm_attn_page_contiguous_decode.py",
+    "tests/kernels/attention/test_rocm_attn_mixed_batches.py",
+    "tests/kernels/attention/test_rocm_vendor_paged_prefill.py",
+]
+FRESH30_DISPATCH = [
+    # 173: TRITON_ATTN mixed-batch ratio boundary: a decode row exactly 5x the
+    #       longest prefill row is split off; needs _num_split_decode_rows at
+    #       longest_decode == 5 * longest_prefill.
+    (
+        T,
+        "if longest_decode > MIXED_BATCH_SPLIT_MIN_RATIO * longest_prefill:",
+        "if longest_decode >= MIXED_BATCH_SPLIT_MIN_RATIO * longest_prefill:",
+    ),
+    # 174: longest prefill taken over the decodes too, so the ratio never holds
+    #       and mixed batches are never split; needs a mixed batch with a very
+    #       long decode row (> 5x the prefill rows).
+    (
+        T,
+        "longest_prefill = int(seq_lens[num_decodes : num_decodes + num_prefills].max())",
+        "longest_prefill = int(seq_lens[: num_decodes + num_prefills].max())",
+    ),
+    # 175: TRITON_ATTN forgets to rebase cu_seqlens_q after slicing off the
+    #       decode rows: prefill rows read the wrong query rows/write the wrong
+    #       output rows; needs a split mixed batch checked against a reference.
+    (T, "cu_seqlens_q = cu_seqlens_q[first:] - first", "cu_seqlens_q = cu_seqlens_q[first:]"),
+    # 176: ROCM_ATTN treats head 256 as having a HIP paged-attention kernel, so
+    #       head-256 decode on 16/32-token pages is no longer routed to the op;
+    #       needs _decode_op_is_faster / routing at head 256, page 16 or 32.
+    (
+        R,
+        "_HIP_PAGED_ATTENTION_HEAD_SIZES = (64, 128)",
+        "_HIP_PAGED_ATTENTION_HEAD_SIZES = (64, 128, 256)",
+    ),
+    # 177: ROCM_ATTN NHD layer's prefill rows on x-packed views use the whole
+    #       block table (decode rows' tables) instead of block_table[first:];
+    #       needs a mixed batch on an NHD layer whose prefill keeps
+    #       chunked_prefill_paged_decode.
+    (
+        R,
+        "            block_table=attn_metadata.block_table[first:],",
+        "            block_table=attn_metadata.block_table,",
+    ),
+    # 178: vendor prefill rejects a chunk of exactly 4096 tokens; needs
+    #       paged_prefill_fallback_reason(max_query_len=4096, provider vendor)
+    #       -> None.
+    (
+        R,
+        "if max_query_len > VENDOR_PREFILL_MAX_TOKENS:",
+        "if max_query_len >= VENDOR_PREFILL_MAX_TOKENS:",
+    ),
+]
+FRESH30_PREFILL_TESTS = [
+    "tests/kernels/attention/test_triton_paged_prefill_aligned.py",
+    "tests/kernels/attention/test_rocm_vendor_paged_prefill.py",
+    "tests/v1/attention/test_rocm_paged_prefill_page_alignment.py",
+    "tests/kernels/attention/test_rocm_attn_mixed_batches.py",
+    "tests/kernels/attention/test_prefix_prefill.py::test_context_attention_fwd_matches_paged_reference",
+    "tests/kernels/attention/test_prefix_prefill.py::test_context_attention_fwd_block_table_row_end",
+]
+FRESH30_PREFILL = [
+    # 179: paged_prefill_aligned's unmasked range rounds UP (cdiv): the
+    #       unmasked tiles include keys past the diagonal/seq_len; needs
+    #       context_len + m_start + 1 not a multiple of BLOCK_N.
+    (
+        P,
+        "full_end = ((context_len + m_start + 1) // BLOCK_N) * BLOCK_N",
+        "full_end = tl.cdiv(context_len + m_start + 1, BLOCK_N) * BLOCK_N",
+    ),
+    # 180: masked K/V loads include the slot at seq_len (page tail): NaN tails
+    #       poison acc via 0 * NaN; needs a NaN-filled page tail and seq_len
+    #       not a multiple of BLOCK_N.
+    (P, "kv_valid = (start_n + offs_n) < seq_len", "kv_valid = (start_n + offs_n) <= seq_len"),
+    # 181: page loop ends at end // PAGE_SIZE: keys in a partly covered last
+    #       page are skipped; needs a sequence (or full_end/diag_end) not a
+    #       multiple of the page.
+    (
+        P,
+        "for page in range(start // PAGE_SIZE, tl.cdiv(end, PAGE_SIZE)):",
+        "for page in range(start // PAGE_SIZE, end // PAGE_SIZE):",
+    ),
+    # 182: Triton provider head-size check copied from the vendor list: head
+    #       32/96/160... get the Triton provider the kernel cannot serve; needs
+    #       get_paged_prefill_capability(head_size=96 or 32,
+    #       vendor_available=False, triton_opt_in=True).
+    (
+        A,
+        "        if head_size not in TRITON_HEAD_SIZES:\n",
+        "        if head_size not in VENDOR_HEAD_SIZES:\n",
+    ),
+    # 183: vendor arg builder rejects a block table that exactly holds
+    #       max_seqlen_k keys; needs build_vendor_paged_prefill_args with
+    #       block_table width == ceil(max_seqlen_k / page).
+    (
+        V,
+        "if block_table.shape[1] < math.ceil(max_seqlen_k / page_size):",
+        "if block_table.shape[1] <= math.ceil(max_seqlen_k / page_size):",
+    ),
+    # 184: prefix_prefill clamps to the wrong last page (floor count - 1):
+    #       context lanes in a partly filled last page read the previous page;
+    #       needs a page not a multiple of 32 (e.g. 16) with context spilling
+    #       into a partly filled page.
+    (
+        F,
+        "last_block=(cur_batch_ctx_len - 1) // PHYSICAL_BLOCK_SIZE,",
+        "last_block=cur_batch_ctx_len // PHYSICAL_BLOCK_SIZE - 1,",
+    ),
 ]
 
 # (group, tests, bugs); bugs are numbered over all groups in this order.
@@ -1064,6 +1298,9 @@ GROUPS = [
     ("rocm_small", ROCM_SMALL_TESTS, ROCM_SMALL),
     ("short", SHORT_TESTS, SHORT),
     ("reduce", SHORT_TESTS, REDUCE),
+    ("fresh30d", FRESH30_DECODE_TESTS, FRESH30_DECODE),
+    ("fresh30r", FRESH30_DISPATCH_TESTS, FRESH30_DISPATCH),
+    ("fresh30p", FRESH30_PREFILL_TESTS, FRESH30_PREFILL),
 ]
 
 
