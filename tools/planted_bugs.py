@@ -1172,12 +1172,6 @@ FRESH30_DECODE = [
         "range(1, 3 * programs_per_cu * num_cus // (2 * num_kv_heads))",
     ),
 ]
-FRESH30_DISPATCH_TESTS = [
-    "tests/v1/attention/test_triton_attn_page_contiguous_decode.py",
-    "tests/v1/attention/test_rocm_attn_page_contiguous_decode.py",
-    "tests/kernels/attention/test_rocm_attn_mixed_batches.py",
-    "tests/kernels/attention/test_rocm_vendor_paged_prefill.py",
-]
 FRESH30_DISPATCH = [
     # 173: TRITON_ATTN mixed-batch ratio boundary: a decode row exactly 5x the
     #       longest prefill row is split off; needs _num_split_decode_rows at
@@ -1299,7 +1293,7 @@ GROUPS = [
     ("short", SHORT_TESTS, SHORT),
     ("reduce", SHORT_TESTS, REDUCE),
     ("fresh30d", FRESH30_DECODE_TESTS, FRESH30_DECODE),
-    ("fresh30r", FRESH30_DISPATCH_TESTS, FRESH30_DISPATCH),
+    ("fresh30r", DISPATCH_TESTS, FRESH30_DISPATCH),
     ("fresh30p", FRESH30_PREFILL_TESTS, FRESH30_PREFILL),
 ]
 
