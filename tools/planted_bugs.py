@@ -18,7 +18,8 @@ than a tile), mixed (session 25: when TRITON_ATTN splits a mixed batch)
 rocm_small (session 27: ROCM_ATTN's small pages at head 256), short
 (session 28: the decode op's last tile first and its empty splits) and
 reduce (session 29: the decode op's reduce reading ahead of the length),
-fresh30d, fresh30r, fresh30p (session 30's held-out set, by area).
+fresh30d, fresh30r, fresh30p (session 30's held-out set, by area) and
+fresh30b (its second held-out set).
 N: only these bugs (numbered over all groups).
 --tree/--python default to the base's fork tree and venv under .fork/.
 
@@ -71,6 +72,11 @@ whole test files of what it plants in: 25 of 26 caught at first (96%). The
 survivor (172: the workspace sized one batch short of one and a half
 waves) changes the size only where that batch needs the most, with a few
 compute units; the workspace test now also runs at 1 and 3 CUs: 26 of 26.
+A second helper wrote group fresh30b (185-198) on code the first set did
+not touch, run against every series test file: 13 of 14 at first; the
+survivor (193: TRITON_ATTN's builder sizing the workspace with query and
+KV heads swapped) is caught by a test of the real builder's workspace
+now: 14 of 14 (193 and 194 re-run alone: a run of 193 overlapped 194's).
 """
 
 import argparse
@@ -1276,6 +1282,123 @@ FRESH30_PREFILL = [
     ),
 ]
 
+# Session 30, second held-out set (a second helper, same rules, code the
+# first set did not touch); run against every series test file.
+FRESH30B = [
+    # 185: Triton provider's smallest page becomes its alignment (64), so pages
+    #       64/128 are served (fallback reason None, NHD layout at page 64);
+    #       needs capability.min_page == 256 or paged_prefill_fallback_reason /
+    #       layout at a 64- or 128-token page.
+    (A, "            min_page=TRITON_MIN_PAGE,\n", "            min_page=TRITON_PAGE_ALIGNMENT,\n"),
+    # 186: the Triton opt-in overrides an installed vendor kernel (provider
+    #       "triton" instead of "vendor"); needs
+    #       get_paged_prefill_capability(vendor_available=True,
+    #       triton_opt_in=True) -> provider "vendor".
+    (A, "    if not vendor_available:\n", "    if not vendor_available or triton_opt_in:\n"),
+    # 187: ROCM_ATTN reads the page from the wrong axis of the logical [B, 2,
+    #       N, H*hs] cache (2 instead of N): every provider's prefill falls
+    #       back ("page 2 is not a multiple of 64") and the decode op is never
+    #       faster; needs a forward whose prefill rows must reach the provider
+    #       (spy or kernel check) at a served page.
+    (R, "        block_size = kv_cache.shape[2]\n", "        block_size = kv_cache.shape[1]\n"),
+    # 188: HIP-kernel head rule flipped: pages 16/32 routed to the decode op at
+    #       heads 64/128 and not at head 256; needs _decode_op_is_faster(16 or
+    #       32, bf16) at head 128 (False) and 256 (True).
+    (
+        R,
+        "            small_pages=self.head_size not in _HIP_PAGED_ATTENTION_HEAD_SIZES,",
+        "            small_pages=self.head_size in _HIP_PAGED_ATTENTION_HEAD_SIZES,",
+    ),
+    # 189: decode-op NHD layout no longer yields to AITER (whose writers store
+    #       x-packed): with AITER enabled a decode-op layer keeps NHD; needs
+    #       _uses_nhd_kv_cache/_decode_op_keeps_nhd_kv_cache with
+    #       rocm_aiter_ops.is_enabled() monkeypatched True -> False.
+    (R, "            and not rocm_aiter_ops.is_enabled()\n", ""),
+    # 190: x-packed mixed batch: after the op serves the decode rows, the
+    #       prefill rows' cu_seqlens start one entry late (misaligned with
+    #       seqused_k/block_table, first prefill dropped); needs a split mixed
+    #       batch on an x-packed layer (e.g. page 64 head 128, no provider)
+    #       checked against a reference.
+    (
+        R,
+        "            cu_seqlens_q = cu_seqlens_q[num_decodes:]\n",
+        "            cu_seqlens_q = cu_seqlens_q[num_decodes + 1 :]\n",
+    ),
+    # 191: NHD layer whose decode op is slower: unified_attention for the
+    #       decode rows gets one cu_seqlens entry too few, so the last decode
+    #       row is never written; needs a mixed batch (>= 1 decode) on a
+    #       provider layer where the op does not serve decode (e.g. head 64)
+    #       checked row by row.
+    (
+        R,
+        "            cu_seqlens_q = cu_seqlens_q[: num_decodes + 1]\n",
+        "            cu_seqlens_q = cu_seqlens_q[:num_decodes]\n",
+    ),
+    # 192: TRITON_ATTN split mixed batch writes the prefill rows' output from
+    #       row 0 (over the decode rows) instead of row `first`; needs a split
+    #       mixed batch (decode row > 5x the prefill rows) checked against a
+    #       reference.
+    (
+        T,
+        "            out=output[first:num_actual_tokens],\n",
+        "            out=output[:num_actual_tokens],\n",
+    ),
+    # 193: TRITON_ATTN builder sizes the workspace with query/KV head counts
+    #       swapped: too small (often 0) for GQA, so a split decode raises;
+    #       needs a GQA builder's workspace used by a pure-decode batch that
+    #       splits (e.g. one sequence) or a numel check.
+    (
+        T,
+        "                    self.num_heads_q,\n                    self.num_heads_kv,\n",
+        "                    self.num_heads_kv,\n                    self.num_heads_q,\n",
+    ),
+    # 194: wrapper no longer refuses a non-float32 workspace (only its size is
+    #       checked); needs decode_page_contiguous with a large enough
+    #       bf16/fp16 workspace on a split batch -> ValueError.
+    (
+        D,
+        "        elif workspace.dtype != torch.float32 or workspace.numel() < needed:",
+        "        elif workspace.numel() < needed:",
+    ),
+    # 195: x-packed K head-dim offsets swap the packed/unpacked parts (d % X on
+    #       the hi stride, d // X inside): wrong K on ROCM_ATTN's 5-D layout
+    #       only (NHD X=1 unaffected); needs an x-packed (x > 1) decode checked
+    #       against a reference.
+    (
+        D,
+        "    k_dim_offs = (offs_d // X) * stride_k_dim_hi + offs_d % X\n",
+        "    k_dim_offs = (offs_d % X) * stride_k_dim_hi + offs_d // X\n",
+    ),
+    # 196: multi-page tiles read block ids at span_idx instead of span_idx *
+    #       PAGES_PER_TILE: from the second tile on, pages of the wrong logical
+    #       blocks; needs page 16 (or 32 with 64-token tiles) with a sequence
+    #       longer than one tile and a non-identity block table.
+    (
+        D,
+        "            block_table_row + span_idx * PAGES_PER_TILE + span_offs // PAGE_SIZE,",
+        "            block_table_row + span_idx + span_offs // PAGE_SIZE,",
+    ),
+    # 197: GQA query heads taken interleaved (kv_head + i * NUM_KV_HEADS)
+    #       instead of grouped (kv_head * QPK + i): query heads matched to the
+    #       wrong KV head; needs num_kv_heads > 1 with more than one query head
+    #       per KV head and distinct per-head K/V.
+    (
+        D,
+        "    query_heads = kv_head_idx * QUERIES_PER_KV + offs_h\n",
+        "    query_heads = kv_head_idx + offs_h * NUM_KV_HEADS\n",
+    ),
+    # 198: paged_prefill_aligned's masked range ends one key short of the
+    #       tile's last diagonal: the last row of a full query tile (rows
+    #       m_start .. m_start + BLOCK_M - 1 all valid) misses its own
+    #       (diagonal) key; needs a chunk of q_len >= BLOCK_M (128; 64 for
+    #       fp32/head 256 on the CPU table) checked against a reference.
+    (
+        P,
+        "    diag_end = tl.minimum(context_len + m_start + BLOCK_M, seq_len)\n",
+        "    diag_end = tl.minimum(context_len + m_start + BLOCK_M - 1, seq_len)\n",
+    ),
+]
+
 # (group, tests, bugs); bugs are numbered over all groups in this order.
 GROUPS = [
     ("dispatch", DISPATCH_TESTS, DISPATCH),
@@ -1295,6 +1418,7 @@ GROUPS = [
     ("fresh30d", FRESH30_DECODE_TESTS, FRESH30_DECODE),
     ("fresh30r", DISPATCH_TESTS, FRESH30_DISPATCH),
     ("fresh30p", FRESH30_PREFILL_TESTS, FRESH30_PREFILL),
+    ("fresh30b", FRESH8_TESTS, FRESH30B),
 ]
 
 
