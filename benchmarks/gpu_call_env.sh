@@ -1,6 +1,7 @@
 # Sourced by a GPU call's script (benchmarks/results/**/callN.sh) on the GPU
 # machine, from the repository root: installs the wheels carried in .gpu/whl,
-# unpacks the v0.33.0 fork's bundle (.gpu/bundle-v0.33.0.tgz) into /tmp/b and
+# unpacks the v0.33.0 fork's bundle (.gpu/bundle-v0.33.0.tgz, made by
+# benchmarks/gpu_call_bundle.sh) into /tmp/b and
 # exports PYTHONPATH for both. The call writes its results under /tmp/o (made
 # here) and copies them to $OUT.
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .gpu/whl/*.whl 2>&1 | tail -1
