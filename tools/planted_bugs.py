@@ -19,7 +19,8 @@ rocm_small (session 27: ROCM_ATTN's small pages at head 256), short
 (session 28: the decode op's last tile first and its empty splits) and
 reduce (session 29: the decode op's reduce reading ahead of the length),
 fresh30d, fresh30r, fresh30p (session 30's held-out set, by area) and
-fresh30b (its second held-out set).
+fresh30b and fresh30c (its second and third held-out sets; run fresh30c
+with --base v0.29.0).
 N: only these bugs (numbered over all groups).
 --tree/--python default to the base's fork tree and venv under .fork/.
 
@@ -77,6 +78,13 @@ not touch, run against every series test file: 13 of 14 at first; the
 survivor (193: TRITON_ATTN's builder sizing the workspace with query and
 KV heads swapped) is caught by a test of the real builder's workspace
 now: 14 of 14 (193 and 194 re-run alone: a run of 193 overlapped 194's).
+A third (fresh30c, 199-206, on v0.29.0: its first patch's prefix_prefill
+clamp, the page alignment, the NHD views): 6 of 8. Survivors, without tests
+yet: 205 (nhd_kv_cache_views returns V as K and K as V: the series' writer
+and readers still agree, but index 0 of the bound cache is no longer K for
+anything else that reads it) and 206 (the vendor call builder demanding
+fully contiguous K/V: the NHD views of the bound cache are not, so a DCU
+prefill would raise; no test builds the vendor arguments from those views).
 """
 
 import argparse
@@ -1399,6 +1407,88 @@ FRESH30B = [
     ),
 ]
 
+# Session 30, third held-out set (v0.29.0: its first patch's prefix_prefill
+# tiling, the hybrid page alignment, the NHD views); every series test file.
+FRESH30C = [
+    # 199: prefix_prefill clamp uses maximum instead of minimum: every context
+    #       lane of a clamped tile reads the context's LAST page; needs
+    #       context_attention_fwd at a page that 32 does not divide (16, 48,
+    #       1040, ...) with context spanning > 1 page, against a reference.
+    (
+        F,
+        "        bn_logical = tl.minimum(bn_logical, last_block)\n",
+        "        bn_logical = tl.maximum(bn_logical, last_block)\n",
+    ),
+    # 200: last_block computed in 32-token tile units, not pages: at pages < 32
+    #       (16) valid context lanes are clamped to an earlier page; needs page
+    #       16 with context > 1 tile (e.g. ctx 40) against a reference (pages >
+    #       32 are unaffected).
+    (
+        F,
+        "            last_block=(cur_batch_ctx_len - 1) // PHYSICAL_BLOCK_SIZE,\n",
+        "            last_block=(cur_batch_ctx_len - 1) // BLOCK_SIZE,\n",
+    ),
+    # 201: clamp bound is the tile's FIRST page, not the context's last: a tile
+    #       straddling a page boundary reads its second-page lanes from the
+    #       first page; needs a non-dividing page (16 or 48/1040) with a tile
+    #       crossing a page inside the context.
+    (
+        F,
+        "            last_block=(cur_batch_ctx_len - 1) // PHYSICAL_BLOCK_SIZE,\n",
+        "            last_block=start_n // PHYSICAL_BLOCK_SIZE,\n",
+    ),
+    # 202: last_block from the query length instead of the context length: when
+    #       the context spans more pages than the chunk, later context pages
+    #       are clamped to an early page; needs a non-dividing page with a long
+    #       context and a short query chunk.
+    (
+        F,
+        "            last_block=(cur_batch_ctx_len - 1) // PHYSICAL_BLOCK_SIZE,\n",
+        "            last_block=(cur_batch_query_len - 1) // PHYSICAL_BLOCK_SIZE,\n",
+    ),
+    # 203: ROCM_ATTN asks for the provider's alignment only for the vendor
+    #       kernel: with the Triton opt-in (no vendor) hybrid pages stay
+    #       MultipleOf(16) (784 not rounded to 832); needs
+    #       get_supported_kernel_block_sizes under a hybrid config with
+    #       use_rocm_triton_paged_prefill=True, vendor_paged_prefill=False ->
+    #       [MultipleOf(64)].
+    (
+        R,
+        "            if capability.page_alignment is not None:\n                return [MultipleOf(capability.page_alignment)]\n",
+        '            if capability.provider == "vendor":\n                return [MultipleOf(capability.page_alignment)]\n',
+    ),
+    # 204: page-alignment capability checks the user's MAMBA block size instead
+    #       of --block-size: a user-given block size gets the provider
+    #       alignment (and a user mamba block size loses it); needs
+    #       get_page_alignment_capability with user_specified_block_size=True
+    #       (hybrid, vendor/triton available) -> provider None.
+    (
+        A,
+        "    if cache_config.user_specified_block_size:\n",
+        "    if cache_config.user_specified_mamba_block_size:\n",
+    ),
+    # 205: nhd_kv_cache_views returns K and V swapped (writer and readers
+    #       agree, so only the logical [B, 2, ...] index 0 = K contract
+    #       breaks); needs a test that fills kv_cache[:, 0] with K (or checks
+    #       the views against kv_cache[:, 0]/[:, 1]) before an NHD
+    #       forward/prefill.
+    (
+        V,
+        "    key_cache, value_cache = kv_cache.unflatten(-1, (num_kv_heads, head_size)).unbind(1)\n    return key_cache, value_cache\n",
+        "    key_cache, value_cache = kv_cache.unflatten(-1, (num_kv_heads, head_size)).unbind(1)\n    return value_cache, key_cache\n",
+    ),
+    # 206: vendor arg builder demands fully contiguous tensors instead of a
+    #       contiguous last dim: NHD views of the bound cache (unbind over the
+    #       K/V axis, padded block stride) are rejected with ValueError; needs
+    #       build_vendor_paged_prefill_args on nhd_kv_cache_views of a [B, 2,
+    #       page, H*hs] cache (expected to succeed).
+    (
+        V,
+        '        if t.stride(-1) != 1:\n            raise ValueError(f"{name} needs a contiguous last dimension")\n',
+        '        if not t.is_contiguous():\n            raise ValueError(f"{name} needs a contiguous last dimension")\n',
+    ),
+]
+
 # (group, tests, bugs); bugs are numbered over all groups in this order.
 GROUPS = [
     ("dispatch", DISPATCH_TESTS, DISPATCH),
@@ -1419,6 +1509,7 @@ GROUPS = [
     ("fresh30r", DISPATCH_TESTS, FRESH30_DISPATCH),
     ("fresh30p", FRESH30_PREFILL_TESTS, FRESH30_PREFILL),
     ("fresh30b", FRESH8_TESTS, FRESH30B),
+    ("fresh30c", FRESH8_TESTS, FRESH30C),
 ]
 
 
