@@ -28,9 +28,9 @@ finds little of its data in the 50 MB L2), and the L2 flushed (untimed) before
 every replay; the time of one call is the replay time / calls, median of
 --reps replays, the least of --rounds such timings (both kernels are timed
 once, then again in the same order). Large points use fewer calls per graph
-(each call then reads far more than the L2 holds). Before timing, worker processes compile every
-kernel specialization the sweep needs (Triton's on-disk cache), so compilation
-is off the timed path.
+(each call then reads far more than the L2 holds). Before timing, worker
+processes compile every kernel specialization the sweep needs (Triton's
+on-disk cache), so compilation is off the timed path.
 
 Each point also records whether the op's routing predicate
 (``page_contiguous_decode_is_faster``, where the module has it) sends it to the
