@@ -79,12 +79,14 @@ survivor (193: TRITON_ATTN's builder sizing the workspace with query and
 KV heads swapped) is caught by a test of the real builder's workspace
 now: 14 of 14 (193 and 194 re-run alone: a run of 193 overlapped 194's).
 A third (fresh30c, 199-206, on v0.29.0: its first patch's prefix_prefill
-clamp, the page alignment, the NHD views): 6 of 8. Survivors, without tests
-yet: 205 (nhd_kv_cache_views returns V as K and K as V: the series' writer
-and readers still agree, but index 0 of the bound cache is no longer K for
+clamp, the page alignment, the NHD views): 6 of 8 at first. The survivors,
+205 (nhd_kv_cache_views returns V as K and K as V: the series' writer and
+readers still agree, but index 0 of the bound cache is no longer K for
 anything else that reads it) and 206 (the vendor call builder demanding
-fully contiguous K/V: the NHD views of the bound cache are not, so a DCU
-prefill would raise; no test builds the vendor arguments from those views).
+fully contiguous K/V: the NHD views of a block-first LBHNC cache are not),
+are caught on both bases now by tests that store a token through the
+logical cache and read it back through the views, and that build the
+vendor arguments from the views of either physical layout: 8 of 8.
 """
 
 import argparse
@@ -1489,6 +1491,174 @@ FRESH30C = [
     ),
 ]
 
+# Session 31: a held-out set written by a helper that had read the series'
+# code but none of its tests, run against every series test file.
+FRESH31 = [
+    # 1: split rule past one wave no longer applies at 2 programs/CU (head 256 bf16):
+    #    grids of 1-1.5 waves stay unsplit; caught by _pick_num_splits at real CU counts / ppc=2.
+    (
+        "vllm/v1/attention/ops/decode_page_contiguous.py",
+        "    if slots < programs and 2 * programs <= 3 * slots and programs_per_cu <= 2:\n",
+        "    if slots < programs and 2 * programs <= 3 * slots and programs_per_cu < 2:\n",
+    ),
+    # 2: workspace sized only for grids up to one wave, missing the wave-split region
+    #    (up to 4 splits): too small at ppc=2 on 80-304 CUs -> ValueError / undersized workspace.
+    (
+        "vllm/v1/attention/ops/decode_page_contiguous.py",
+        "    for num_seqs in range(1, 3 * programs_per_cu * num_cus // (2 * num_kv_heads) + 1):\n",
+        "    for num_seqs in range(1, programs_per_cu * num_cus // num_kv_heads + 1):\n",
+    ),
+    # 3: gfx90a/gfx942 (and DCU/other) config uses 2 stages: double-buffered 32-token
+    #    K/V tiles at head 256 reach the 64 KiB LDS limit; caught by per-target config/LDS check.
+    (
+        "vllm/v1/attention/ops/decode_page_contiguous.py",
+        "        tile, warps, stages = 32, 4, 1\n",
+        "        tile, warps, stages = 32, 4, 2\n",
+    ),
+    # 4: _tile_count's last span off by one when seq_len is a multiple of the span
+    #    (page): last tile gets negative in-span offsets / the next block id -> wrong output.
+    (
+        "vllm/v1/attention/ops/decode_page_contiguous.py",
+        "    last_span = tl.maximum(seq_len - 1, 0) // SPAN\n",
+        "    last_span = seq_len // SPAN\n",
+    ),
+    # 5: last tile's token mask `<=`: attends one slot past the sequence end
+    #    (page tail garbage/NaN); caught by any ragged seq_len vs reference / NaN-poisoned tails.
+    (
+        "vllm/v1/attention/ops/decode_page_contiguous.py",
+        "    tok_mask = span_offs < tail_tokens\n",
+        "    tok_mask = span_offs <= tail_tokens\n",
+    ),
+    # 6: main-loop span mask `<=`: on pages not a multiple of the tile (e.g. 784, 544 at
+    #    tile 64), a page's partial last tile also attends the token one past the page.
+    (
+        "vllm/v1/attention/ops/decode_page_contiguous.py",
+        "            span_offs < SPAN,\n",
+        "            span_offs <= SPAN,\n",
+    ),
+    # 7: split ranges overlap: split num_longer gets an extra tile (tiles attended twice /
+    #    past the end); caught by split batches where num_tiles % num_splits != num_splits-1.
+    (
+        "vllm/v1/attention/ops/decode_page_contiguous.py",
+        "    tile_end = tile_start + min_tiles + (split_idx < num_longer).to(tl.int32)\n",
+        "    tile_end = tile_start + min_tiles + (split_idx <= num_longer).to(tl.int32)\n",
+    ),
+    # 8: an empty sequence (seq_len 0) "has" a last tile: fully masked tile gives
+    #    -inf - -inf = NaN; output must be zeros for empty rows.
+    (
+        "vllm/v1/attention/ops/decode_page_contiguous.py",
+        "    has_last_tile = (tile_end == num_tiles) & (tile_start < tile_end)\n",
+        "    has_last_tile = tile_end == num_tiles\n",
+    ),
+    # 9: reduce rescales split states with exp instead of exp2 (states are log2-domain):
+    #    wrong combination whenever split maxima differ; caught by split outputs vs reference.
+    (
+        "vllm/v1/attention/ops/decode_page_contiguous.py",
+        "    w = tl.where(live, tl.exp2(m_s - m_max), 0.0)\n",
+        "    w = tl.where(live, tl.exp(m_s - m_max), 0.0)\n",
+    ),
+    # 10: reduce treats every split as live: stale partial states of empty splits (short
+    #     sequence in a split grid) are combined; caught with a dirty/NaN-filled or reused workspace.
+    (
+        "vllm/v1/attention/ops/decode_page_contiguous.py",
+        "    num_live = tl.minimum(num_tiles, num_splits)\n",
+        "    num_live = num_splits\n",
+    ),
+    # 11: V load mask drops the token mask: slots past the sequence end / page are loaded
+    #     (p is 0 there, but NaN page tails give 0*NaN = NaN); caught by NaN-poisoned caches.
+    (
+        "vllm/v1/attention/ops/decode_page_contiguous.py",
+        "        mask=tok_mask[:, None] & dim_mask[None, :],\n",
+        "        mask=dim_mask[None, :],\n",
+    ),
+    # 12: GQA head mapping interleaved instead of grouped (query head kv + j*NKV instead of
+    #     kv*QPK + j): wrong KV head for GQA with >1 KV head; MHA unaffected.
+    (
+        "vllm/v1/attention/ops/decode_page_contiguous.py",
+        "    query_heads = kv_head_idx * QUERIES_PER_KV + offs_h\n",
+        "    query_heads = kv_head_idx + offs_h * NUM_KV_HEADS\n",
+    ),
+    # 13: TRITON_ATTN mixed-batch split rule: a decode row exactly 5x the longest prefill
+    #     row is split off (must stay with unified_attention); caught at the ratio boundary.
+    (
+        "vllm/v1/attention/backends/triton_attn.py",
+        "    if longest_decode > MIXED_BATCH_SPLIT_MIN_RATIO * longest_prefill:\n",
+        "    if longest_decode >= MIXED_BATCH_SPLIT_MIN_RATIO * longest_prefill:\n",
+    ),
+    # 14: ROCM_ATTN fallback no longer rejects pages below the provider's min_page
+    #     (Triton provider at pages 64/128); caught by paged_prefill_fallback_reason tests.
+    (
+        "vllm/v1/attention/backends/rocm_attn.py",
+        "    if block_size < capability.min_page:\n"
+        '        return f"page {block_size} is below {capability.min_page} tokens"\n',
+        "",
+    ),
+    # 15: vendor provider accepts several prefill sequences, but the vendor call serves
+    #     only the first; caught by fallback reason "more than one prefill sequence".
+    (
+        "vllm/v1/attention/backends/rocm_attn.py",
+        '        if num_prefills != 1:\n            return "more than one prefill sequence"\n',
+        "",
+    ),
+    # 16: forward decides the provider layout without the page: a Triton-provider layer at
+    #     a page it does not serve (<256 / not 64-aligned) is read as NHD while the writer
+    #     stored it x-packed -> garbage; caught by write+forward tests at small pages.
+    (
+        "vllm/v1/attention/backends/rocm_attn.py",
+        "        provider_keeps_nhd = self._provider_keeps_nhd_kv_cache(capability, block_size)\n",
+        "        provider_keeps_nhd = self._provider_keeps_nhd_kv_cache(capability, None)\n",
+    ),
+    # 17: ROCM_ATTN small-page routing inverted: pages 16/32 go to the op at heads 64/128
+    #     (HIP paged attention's) and not at head 256; caught by routing tests.
+    (
+        "vllm/v1/attention/backends/rocm_attn.py",
+        "            small_pages=self.head_size not in _HIP_PAGED_ATTENTION_HEAD_SIZES,\n",
+        "            small_pages=self.head_size in _HIP_PAGED_ATTENTION_HEAD_SIZES,\n",
+    ),
+    # 18: paged prefill's unmasked region rounded up instead of down: keys past the causal
+    #     diagonal (and past seq_len) read unmasked -> causal leak / NaN tails.
+    (
+        "vllm/v1/attention/ops/triton_paged_prefill_aligned.py",
+        "    full_end = ((context_len + m_start + 1) // BLOCK_N) * BLOCK_N\n",
+        "    full_end = tl.cdiv(context_len + m_start + 1, BLOCK_N) * BLOCK_N\n",
+    ),
+    # 19: paged prefill masked-tile K/V load mask `<=`: loads one token past seq_len
+    #     (NaN page tail -> 0*NaN in P@V); caught by NaN-poisoned page tails.
+    (
+        "vllm/v1/attention/ops/triton_paged_prefill_aligned.py",
+        "                kv_valid = (start_n + offs_n) < seq_len\n",
+        "                kv_valid = (start_n + offs_n) <= seq_len\n",
+    ),
+    # 20: gfx90a/gfx942 head-128 prefill config with 64-token KV tiles at 2 stages
+    #     (128x64: K/V double-buffered = 64 KiB, over the LDS limit); caught by the pinned table.
+    (
+        "vllm/v1/attention/ops/triton_paged_prefill_aligned.py",
+        "_CDNA_64K_CONFIGS = {\n    64: (128, 32, 4, 2),\n    128: (128, 32, 8, 2),\n",
+        "_CDNA_64K_CONFIGS = {\n    64: (128, 32, 4, 2),\n    128: (128, 64, 8, 2),\n",
+    ),
+    # 21: prefix_prefill block-table clamp enabled on the wrong condition (reverts the
+    #     bounding fix where BLOCK_SIZE does not divide the page): reads past the row end.
+    (
+        "vllm/v1/attention/ops/prefix_prefill.py",
+        "            CLAMP_BLOCK_TABLE=PHYSICAL_BLOCK_SIZE % BLOCK_SIZE != 0,\n",
+        "            CLAMP_BLOCK_TABLE=PHYSICAL_BLOCK_SIZE % BLOCK_SIZE == 0,\n",
+    ),
+    # 22: vendor arg check floors the pages needed: a block table one page short of
+    #     max_seqlen_k is accepted; caught by build_vendor_paged_prefill_args validation.
+    (
+        "vllm/v1/attention/ops/rocm_vendor_paged_prefill.py",
+        "    if block_table.shape[1] < math.ceil(max_seqlen_k / page_size):\n",
+        "    if block_table.shape[1] < max_seqlen_k // page_size:\n",
+    ),
+    # 23: a user's --block-size is kept only when 64-aligned: a hybrid model with a user
+    #     block size such as 16 gets the provider alignment (MultipleOf(64)) instead.
+    (
+        "vllm/v1/attention/backends/rocm_paged_prefill.py",
+        "    if cache_config.user_specified_block_size:\n",
+        "    if cache_config.user_specified_block_size and cache_config.block_size % 64 == 0:\n",
+    ),
+]
+
 # (group, tests, bugs); bugs are numbered over all groups in this order.
 GROUPS = [
     ("dispatch", DISPATCH_TESTS, DISPATCH),
@@ -1510,6 +1680,7 @@ GROUPS = [
     ("fresh30p", FRESH30_PREFILL_TESTS, FRESH30_PREFILL),
     ("fresh30b", FRESH8_TESTS, FRESH30B),
     ("fresh30c", FRESH8_TESTS, FRESH30C),
+    ("fresh31", FRESH8_TESTS, FRESH31),
 ]
 
 
