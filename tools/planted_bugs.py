@@ -20,7 +20,7 @@ rocm_small (session 27: ROCM_ATTN's small pages at head 256), short
 reduce (session 29: the decode op's reduce reading ahead of the length),
 fresh30d, fresh30r, fresh30p (session 30's held-out set, by area) and
 fresh30b and fresh30c (its second and third held-out sets; run fresh30c
-with --base v0.29.0).
+with --base v0.29.0) and fresh31 (session 31's held-out set, all files).
 N: only these bugs (numbered over all groups).
 --tree/--python default to the base's fork tree and venv under .fork/.
 
@@ -86,15 +86,17 @@ anything else that reads it) and 206 (the vendor call builder demanding
 fully contiguous K/V: the NHD views of a block-first LBHNC cache are not),
 are caught on both bases now by tests that store a token through the
 logical cache and read it back through the views, and that build the
-vendor arguments from the views of either physical layout: 8 of 8.
-Session 31: a fourth held-out set (fresh31, 207-229, 23 bugs over every
-series file, by a helper that had read the code but not the tests, run
-against every series test file): 22 of 23 at first. The survivor (214: an
-empty row's last tile taken as live, so it attends a tile at negative
-offsets) was hidden by the zero-length test's NaN-filled cache: an empty
-row that reads NaN has no positive softmax sum and writes zeros. That test
-now fills the cache with finite data and points the empty rows at its
-last block: 23 of 23, on both bases.
+vendor arguments from the views of either physical layout: 8 of 8 on
+v0.29.0 (205 and 206 also caught on v0.33.0).
+Session 31: a fourth held-out set (fresh31, 207-229: 23 bugs over seven of
+the series' nine source files, by a helper that had read the code but not
+the tests, run on v0.33.0 against every series test file): 22 of 23 at
+first. The survivor (214: an empty row's last tile taken as live, so it
+attends a tile at negative offsets) was hidden by the zero-length test's
+NaN-filled cache: an empty row that reads NaN has a NaN softmax sum, which
+is not positive, so it writes zeros. That test now fills the cache with
+finite data and points the empty rows at its last block: 214 is caught on
+both bases (the other 22 were run on v0.33.0 only, before the change).
 """
 
 import argparse
@@ -1551,8 +1553,9 @@ FRESH31 = [
         "    tile_end = tile_start + min_tiles + (split_idx < num_longer).to(tl.int32)\n",
         "    tile_end = tile_start + min_tiles + (split_idx <= num_longer).to(tl.int32)\n",
     ),
-    # 8: an empty sequence (seq_len 0) "has" a last tile: fully masked tile gives
-    #    -inf - -inf = NaN; output must be zeros for empty rows.
+    # 8: an empty sequence (seq_len 0) "has" a last tile: it is taken as live and
+    #    read at negative offsets from the row's first block id (tok_mask all
+    #    true); output must be zeros for empty rows.
     (
         "vllm/v1/attention/ops/decode_page_contiguous.py",
         "    has_last_tile = (tile_end == num_tiles) & (tile_start < tile_end)\n",
