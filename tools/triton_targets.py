@@ -265,7 +265,7 @@ DECODE_HEADS = ((24, 4, 256), (16, 2, 256), (32, 8, 128), (8, 1, 128), (32, 32, 
 def check_decode(c: Compiler, dtypes) -> None:
     """decode_page_contiguous, both KV layouts, split (batch 1) and not; at
     two or fewer programs per CU also a grid of 1.25 waves, which the op
-    splits with its wave-split length threshold compiled in: that kernel
+    splits (where its config allows) with its wave-split length threshold compiled in: that kernel
     must keep the unsplit kernel's programs per CU. Also page 16 unsplit,
     read several pages per tile, where a backend routes it (TRITON_ATTN's
     layout; ROCM_ATTN's, which runs on ROCm only, at head 256): it must keep
@@ -283,7 +283,7 @@ def check_decode(c: Compiler, dtypes) -> None:
                     c.gpu_target, dpc.next_power_of_2(hs), dtype, x_packed=layout == "rocm"
                 )
                 batches = [1, 2 * c.target.num_cus]
-                if config.programs_per_cu <= 2:
+                if config.programs_per_cu <= 2 and getattr(config, "wave_splits", True):
                     batches.append(-(-5 * config.programs_per_cu * c.target.num_cus // (4 * hk)))
                 main_rows = []
                 runs = [(832, batch) for batch in batches]
@@ -315,8 +315,7 @@ def check_decode(c: Compiler, dtypes) -> None:
                             row.problems = [p for p in row.problems if "spill" not in p]
                 if len(main_rows) == 3 and main_rows[2].per_cu < config.programs_per_cu:
                     # The wave split is chosen for the config's residency;
-                    # its early exit must not cost a program per CU (the
-                    # config's register cap, where set, prevents it).
+                    # its early exit must not cost a program per CU.
                     main_rows[2].problems.append(
                         f"wave-split kernel holds {main_rows[2].per_cu} programs per CU, "
                         f"the config's split count assumes {config.programs_per_cu}"

@@ -1290,6 +1290,11 @@ EDITS["wave_late"] = [
     ),
 ]
 EDITS["base_again"] = []  # the op as built, timed again (order effects)
+# Session 32: after call 91 the op keeps head-256 grids of one to one and a
+# half waves unsplit on TRITON_ATTN's layout on sm_90 (wave_splits False in
+# _launch_config). wave_splits_on: the op as before that change (the wave
+# rule applies there again; the register cap it had was already unused).
+EDITS["wave_splits_on"] = [("                wave_splits = False\n", "                wave_splits = True\n")]
 # Session 30: after patch 17 every launch on TRITON_ATTN's layout at head
 # 256 holds 3 programs per SM on sm_90 (offline compile), while the wave rule
 # counts the 2 of the x-packed layout. wave_resident3: on the launches that
