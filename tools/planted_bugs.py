@@ -1671,6 +1671,187 @@ FRESH31 = [
 ]
 
 # (group, tests, bugs); bugs are numbered over all groups in this order.
+# Session 32: a fifth held-out set, written by a helper that had read the
+# series' code but none of its tests: the newest patch's wave_splits (1-7),
+# the config/platform changes and their users (8-12), other series code
+# (13-17); FRESH32_V029 for v0.29.0's prefix_prefill (run with --base v0.29.0).
+_F32_DPC = "vllm/v1/attention/ops/decode_page_contiguous.py"
+
+FRESH32 = [
+    # --- 1. newest patch: _LaunchConfig.wave_splits (decode_page_contiguous.py) ---
+    # Arch comparison widened: wave_splits becomes False on sm_100/sm_120 too.
+    # Caught by pinning wave_splits for GPUTarget("cuda", 100, 32) at head 256.
+    (
+        _F32_DPC,
+        "            if target.arch == 90:\n",
+        "            if target.arch >= 90:\n",
+    ),
+    # _launch_config forgets to pass the flag: wave_splits is True everywhere.
+    # Caught by pinning wave_splits=False on sm_90 / head 256 / TRITON layout / bf16.
+    (
+        _F32_DPC,
+        "    return _LaunchConfig(tile, warps, stages, per_cu[key[0]], wave_splits)\n",
+        "    return _LaunchConfig(tile, warps, stages, per_cu[key[0]])\n",
+    ),
+    # Optional-style check on a bool (leftover of wave_split_max_registers): the
+    # flag is ignored. Caught by _pick_num_splits(..., wave_splits=False) on a 1.25-wave grid.
+    (
+        _F32_DPC,
+        "        wave_splits\n        and slots < programs\n",
+        "        wave_splits is not None\n        and slots < programs\n",
+    ),
+    # Workspace sized over TRITON_ATTN's layout only: on sm_90 head 256 the x-packed
+    # layout still wave-splits and needs more. Caught by numel vs a per-layout max (sm_90 target).
+    (
+        _F32_DPC,
+        "    for x_packed in (False, True):  # either KV layout\n",
+        "    for x_packed in (False,):  # either KV layout\n",
+    ),
+    # Off-by-one: the batch of exactly 1.5 waves is not counted, workspace too small
+    # (CPU: head 256, 1 KV head, batch 3 raises "workspace needs"). Caught by running the
+    # op at the largest split batch with the builder-sized workspace.
+    (
+        _F32_DPC,
+        "        for num_seqs in range(1, 3 * slots // (2 * num_kv_heads) + 1):\n",
+        "        for num_seqs in range(1, 3 * slots // (2 * num_kv_heads)):\n",
+    ),
+    # Wrapper passes True instead of config.wave_splits: sm_90 TRITON-layout head-256
+    # grids of 1-1.5 waves are split again. Caught by the stubbed-kernel grid test on sm_90.
+    (
+        _F32_DPC,
+        "        config.wave_splits,\n    )\n    use_splits = num_splits > 1\n",
+        "        True,\n    )\n    use_splits = num_splits > 1\n",
+    ),
+    # Wrapper picks the other layout's config (tile 32 vs 64, wave_splits swapped on
+    # sm_90). Caught by checking launch meta / split count per layout with a GPUTarget.
+    (
+        _F32_DPC,
+        "        x_packed=key_cache.dim() == 5,\n",
+        "        x_packed=key_cache.dim() == 4,\n",
+    ),
+    # --- 2. config/attention.py, platforms/rocm.py and their users ---
+    # Opt-in default flipped: Triton paged prefill (and 64-token page alignment) on by
+    # default. Caught by AttentionConfig().use_rocm_triton_paged_prefill is False.
+    (
+        "vllm/config/attention.py",
+        "    use_rocm_triton_paged_prefill: bool = False\n",
+        "    use_rocm_triton_paged_prefill: bool = True\n",
+    ),
+    # Logs the last backend instead of the first one (the one the hybrid page follows).
+    # Caught by a caplog test with two non-SSM backends, ROCM_ATTN first.
+    (
+        "vllm/platforms/rocm.py",
+        "            log_page_alignment(vllm_config, backend_classes[0])\n",
+        "            log_page_alignment(vllm_config, backend_classes[-1])\n",
+    ),
+    # `and` -> `or`: a model config with no attention layers hits backend_classes[0]
+    # (IndexError). Caught by update_block_size_for_backend on an attention-free model.
+    (
+        "vllm/platforms/rocm.py",
+        "        if vllm_config.model_config is not None and backend_classes:\n",
+        "        if vllm_config.model_config is not None or backend_classes:\n",
+    ),
+    # log_page_alignment drops the class's vendor_paged_prefill override and probes the
+    # install instead. Caught by a caplog test with vendor_paged_prefill=True (log says "off").
+    (
+        "vllm/v1/attention/backends/rocm_paged_prefill.py",
+        "        capability = get_page_alignment_capability(\n"
+        "            vllm_config, backend_cls.vendor_paged_prefill\n"
+        "        )\n",
+        "        capability = get_page_alignment_capability(vllm_config)\n",
+    ),
+    # Impl reads the neighbouring config field: the Triton opt-in never reaches the
+    # layer. Caught by building RocmAttentionImpl under use_rocm_triton_paged_prefill=True.
+    (
+        "vllm/v1/attention/backends/rocm_attn.py",
+        "            and vllm_config.attention_config.use_rocm_triton_paged_prefill\n",
+        "            and vllm_config.attention_config.use_prefill_query_quantization\n",
+    ),
+    # --- 4. elsewhere in the series ---
+    # Mixed batch: prefill rows' cu_seqlens not rebased after slicing off the decode rows
+    # (reads/writes shifted rows). Caught by a TRITON_ATTN mixed batch vs reference.
+    (
+        "vllm/v1/attention/backends/triton_attn.py",
+        "                cu_seqlens_q = cu_seqlens_q[first:] - first\n",
+        "                cu_seqlens_q = cu_seqlens_q[first:]\n",
+    ),
+    # Ratio boundary: a decode row exactly 5x the longest prefill row is split off.
+    # Caught by _num_split_decode_rows at ratio == MIXED_BATCH_SPLIT_MIN_RATIO.
+    (
+        "vllm/v1/attention/backends/triton_attn.py",
+        "    if longest_decode > MIXED_BATCH_SPLIT_MIN_RATIO * longest_prefill:\n",
+        "    if longest_decode >= MIXED_BATCH_SPLIT_MIN_RATIO * longest_prefill:\n",
+    ),
+    # Page exactly TRITON_MIN_PAGE (256) rejected. Caught by
+    # paged_prefill_fallback_reason(block_size=256, provider triton) returning None.
+    (
+        "vllm/v1/attention/backends/rocm_attn.py",
+        "    if block_size < capability.min_page:\n",
+        "    if block_size <= capability.min_page:\n",
+    ),
+    # Diagonal range one key short: when context_len % BLOCK_N == 1 the last row of a
+    # full query tile loses its own key. Caught by sweeping context lengths (e.g. 1, 33).
+    (
+        "vllm/v1/attention/ops/triton_paged_prefill_aligned.py",
+        "    diag_end = tl.minimum(context_len + m_start + BLOCK_M, seq_len)\n",
+        "    diag_end = tl.minimum(context_len + m_start + BLOCK_M - 1, seq_len)\n",
+    ),
+    # Block-table width check floors instead of ceiling: a table one page short of
+    # max_seqlen_k is accepted. Caught by expecting ValueError for e.g. 65 keys, 1 page of 64.
+    (
+        "vllm/v1/attention/ops/rocm_vendor_paged_prefill.py",
+        "    if block_table.shape[1] < math.ceil(max_seqlen_k / page_size):\n",
+        "    if block_table.shape[1] < math.floor(max_seqlen_k / page_size):\n",
+    ),
+]
+
+_F32_PP = "vllm/v1/attention/ops/prefix_prefill.py"
+
+FRESH32_V029 = [
+    # Context-loop score mask off by one: lane ctx_len (K loaded as 0) keeps score 0
+    # and adds weight. Caught by any prefix test with ctx_len % 32 != 0 vs reference.
+    (
+        _F32_PP,
+        "        qk = tl.where(\n"
+        "            (start_n + offs_bs_n[None, :]) < cur_batch_ctx_len, qk, float(\"-inf\")\n"
+        "        )\n",
+        "        qk = tl.where(\n"
+        "            (start_n + offs_bs_n[None, :]) <= cur_batch_ctx_len, qk, float(\"-inf\")\n"
+        "        )\n",
+    ),
+    # Causal chunk range sized by BLOCK_N instead of BLOCK_M (harmless when both were
+    # 32, wrong at 128/64): rows 64..127 of a tile miss keys. Caught by query_len > 64.
+    (
+        _F32_PP,
+        "        key_range_upper = block_mask * (start_m + 1) * BLOCK_M\n",
+        "        key_range_upper = block_mask * (start_m + 1) * BLOCK_N\n",
+    ),
+    # Tile width passed as the page size: context tokens resolved against 32-token pages.
+    # Caught by any page size != 32 (16, 64, 544, 1056) vs reference.
+    (
+        _F32_PP,
+        "        PHYSICAL_BLOCK_SIZE=real_block_size,\n",
+        "        PHYSICAL_BLOCK_SIZE=TRITON_BLOCK_SIZE,\n",
+    ),
+    # Non-causal chunk loop drops the last partial BLOCK_N tile (floor, not ceil).
+    # Caught by causal=False with query_len % 64 != 0.
+    (
+        _F32_PP,
+        "        q_len_pad = (cur_batch_query_len + BLOCK_N - 1) // BLOCK_N * BLOCK_N\n",
+        "        q_len_pad = cur_batch_query_len // BLOCK_N * BLOCK_N\n",
+    ),
+    # V cache head-dim / in-page strides swapped: context V read transposed.
+    # Caught by any test with cached context (head_size != page size) vs reference.
+    (
+        _F32_PP,
+        "        stride_v_cache_d=v_cache.stride(2),\n"
+        "        stride_v_cache_bl=v_cache.stride(3),\n",
+        "        stride_v_cache_d=v_cache.stride(3),\n"
+        "        stride_v_cache_bl=v_cache.stride(2),\n",
+    ),
+]
+
+
 GROUPS = [
     ("dispatch", DISPATCH_TESTS, DISPATCH),
     ("decode", DECODE_TESTS, DECODE),
@@ -1692,6 +1873,8 @@ GROUPS = [
     ("fresh30b", FRESH8_TESTS, FRESH30B),
     ("fresh30c", FRESH8_TESTS, FRESH30C),
     ("fresh31", FRESH8_TESTS, FRESH31),
+    ("fresh32", FRESH8_TESTS, FRESH32),
+    ("fresh32c", FRESH8_TESTS, FRESH32_V029),
 ]
 
 
