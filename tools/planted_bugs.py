@@ -20,7 +20,8 @@ rocm_small (session 27: ROCM_ATTN's small pages at head 256), short
 reduce (session 29: the decode op's reduce reading ahead of the length),
 fresh30d, fresh30r, fresh30p (session 30's held-out set, by area) and
 fresh30b and fresh30c (its second and third held-out sets; run fresh30c
-with --base v0.29.0) and fresh31 (session 31's held-out set, all files).
+with --base v0.29.0), fresh31 (session 31's held-out set, all files) and
+fresh32 and fresh32c (session 32's; run fresh32c with --base v0.29.0).
 N: only these bugs (numbered over all groups).
 --tree/--python default to the base's fork tree and venv under .fork/.
 
@@ -97,6 +98,16 @@ NaN-filled cache: an empty row that reads NaN has a NaN softmax sum, which
 is not positive, so it writes zeros. That test now fills the cache with
 finite data and points the empty rows at its last block: 214 is caught on
 both bases, and the whole set on v0.29.0 after the change: 23 of 23.
+Session 32: a fifth held-out set by a helper that read the code but not the
+tests (fresh32, 230-246 on v0.33.0: the new wave_splits config, the config
+and platform changes, other series code; fresh32c, 247-251 on v0.29.0's
+prefix_prefill): 15 of 17 and 4 of 5 at first. Survivors: 238 (RocmPlatform
+logging the last attention backend's page decision instead of the first's)
+and 239 (its guard `and backend_classes` as `or`: IndexError for a model
+without attention layers), now caught by the platform test run with two
+backends and with none (patch 1); 250 (upstream's bidirectional key range
+of prefix_prefill rounded down to whole key tiles), now caught by the
+fp32-reference test run with causal=False too.
 """
 
 import argparse

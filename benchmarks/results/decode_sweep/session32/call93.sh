@@ -4,7 +4,7 @@
 # tests on the GPU (bf16/fp16), without the out-of-bounds guard (a CPU
 # interpreter child; it runs in CI). .gpu: the v0.29.0 bundle
 # (benchmarks/gpu_call_bundle.sh v0.29.0) and the wheels of call 92, without
-# the v0.33.0 bundle (carry limit).
+# the v0.33.0 bundle (carry limit): carry .gpu/whl and .gpu/bundle-v0.29.0.tgz.
 set -u
 cd "$(dirname "$0")/../../../.."
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .gpu/whl/*.whl 2>&1 | tail -1
