@@ -1681,7 +1681,6 @@ FRESH31 = [
     ),
 ]
 
-# (group, tests, bugs); bugs are numbered over all groups in this order.
 # Session 32: a fifth held-out set, written by a helper that had read the
 # series' code but none of its tests: the newest patch's wave_splits (1-7),
 # the config/platform changes and their users (8-12), other series code
@@ -1778,7 +1777,7 @@ FRESH32 = [
         "            and vllm_config.attention_config.use_rocm_triton_paged_prefill\n",
         "            and vllm_config.attention_config.use_prefill_query_quantization\n",
     ),
-    # --- 4. elsewhere in the series ---
+    # --- 3. elsewhere in the series ---
     # Mixed batch: prefill rows' cu_seqlens not rebased after slicing off the decode rows
     # (reads/writes shifted rows). Caught by a TRITON_ATTN mixed batch vs reference.
     (
@@ -1863,6 +1862,7 @@ FRESH32_V029 = [
 ]
 
 
+# (group, tests, bugs); bugs are numbered over all groups in this order.
 GROUPS = [
     ("dispatch", DISPATCH_TESTS, DISPATCH),
     ("decode", DECODE_TESTS, DECODE),

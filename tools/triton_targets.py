@@ -23,9 +23,10 @@ It prints one row per compiled kernel (LDS/shared bytes, VGPRs or
 registers, spills, scratch, workgroups per compute unit) and exits 1 when a
 config exceeds the target's LDS/shared memory, spills registers, when
 the decode op's residency (programs per compute unit, which sizes its split
-count) differs from what the compiled kernel allows, or when its kernel for
+count) differs from what the compiled kernel allows, when its kernel for
 grids split past one wave holds fewer programs per compute unit than the
-unsplit one.
+unsplit one, or when a config that keeps those grids unsplit (because more
+programs fit) holds no more than it claims.
 """
 
 from __future__ import annotations
@@ -265,11 +266,13 @@ DECODE_HEADS = ((24, 4, 256), (16, 2, 256), (32, 8, 128), (8, 1, 128), (32, 32, 
 def check_decode(c: Compiler, dtypes) -> None:
     """decode_page_contiguous, both KV layouts, split (batch 1) and not; at
     two or fewer programs per CU also a grid of 1.25 waves, which the op
-    splits (where its config allows) with its wave-split length threshold compiled in: that kernel
-    must keep the unsplit kernel's programs per CU. Also page 16 unsplit,
-    read several pages per tile, where a backend routes it (TRITON_ATTN's
-    layout; ROCM_ATTN's, which runs on ROCm only, at head 256): it must keep
-    the same programs per CU."""
+    splits with its wave-split length threshold compiled in: that kernel
+    must keep the unsplit kernel's programs per CU. A config that keeps such
+    grids unsplit (wave_splits False) must hold more programs per CU than
+    it claims in every launch. Also page 16 unsplit, read several pages per
+    tile, where a backend routes it (TRITON_ATTN's layout; ROCM_ATTN's,
+    which runs on ROCm only, at head 256): it must keep the same programs
+    per CU."""
     import torch
 
     from vllm.v1.attention.ops import decode_page_contiguous as dpc
@@ -285,7 +288,7 @@ def check_decode(c: Compiler, dtypes) -> None:
                 batches = [1, 2 * c.target.num_cus]
                 if config.programs_per_cu <= 2 and getattr(config, "wave_splits", True):
                     batches.append(-(-5 * config.programs_per_cu * c.target.num_cus // (4 * hk)))
-                main_rows = []
+                main_rows, launch_rows = [], []
                 runs = [(832, batch) for batch in batches]
                 if layout == "triton" or (hs == 256 and c.gpu_target.backend == "hip"):
                     runs.append((16, 2 * c.target.num_cus))
@@ -307,6 +310,7 @@ def check_decode(c: Compiler, dtypes) -> None:
                     dpc.decode_page_contiguous(q, k, v, q.clone(), table, lens, 0.1)
                     c.rows[start].expect_per_cu = config.programs_per_cu
                     c.rows[start].expect_group = f"head {max(64, hs)}, {dtype.itemsize}-byte"
+                    launch_rows.append(c.rows[start])
                     if page == 832:
                         main_rows.append(c.rows[start])
                     if dtype == torch.float32:
@@ -320,6 +324,16 @@ def check_decode(c: Compiler, dtypes) -> None:
                         f"wave-split kernel holds {main_rows[2].per_cu} programs per CU, "
                         f"the config's split count assumes {config.programs_per_cu}"
                     )
+                if not getattr(config, "wave_splits", True) and config.programs_per_cu <= 2:
+                    # The config leaves grids of up to one and a half waves of
+                    # programs_per_cu unsplit because more programs fit.
+                    for row in launch_rows:
+                        if row.per_cu <= config.programs_per_cu:
+                            row.problems.append(
+                                f"holds {row.per_cu} programs per CU: grids past one "
+                                f"wave of {config.programs_per_cu} stay unsplit, "
+                                "which assumes more fit"
+                            )
 
 
 def check_paged_prefill(c: Compiler, dtypes) -> None:
