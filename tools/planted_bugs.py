@@ -21,7 +21,11 @@ reduce (session 29: the decode op's reduce reading ahead of the length),
 fresh30d, fresh30r, fresh30p (session 30's held-out set, by area) and
 fresh30b and fresh30c (its second and third held-out sets; run fresh30c
 with --base v0.29.0), fresh31 (session 31's held-out set, all files) and
-fresh32 and fresh32c (session 32's; run fresh32c with --base v0.29.0).
+fresh32 and fresh32c (session 32's; run fresh32c with --base v0.29.0)
+and fresh33, fresh33k, fresh33kc, fresh33b and fresh33bc (session 33's: the
+backends' metadata builders; the kernel bodies, page alignment and prefill
+capability; v0.29.0's prefix-prefill tiling; boundaries; run the groups
+ending in c with --base v0.29.0).
 N: only these bugs (numbered over all groups).
 --tree/--python default to the base's fork tree and venv under .fork/.
 
@@ -1823,10 +1827,10 @@ FRESH32_V029 = [
     (
         _F32_PP,
         "        qk = tl.where(\n"
-        "            (start_n + offs_bs_n[None, :]) < cur_batch_ctx_len, qk, float(\"-inf\")\n"
+        '            (start_n + offs_bs_n[None, :]) < cur_batch_ctx_len, qk, float("-inf")\n'
         "        )\n",
         "        qk = tl.where(\n"
-        "            (start_n + offs_bs_n[None, :]) <= cur_batch_ctx_len, qk, float(\"-inf\")\n"
+        '            (start_n + offs_bs_n[None, :]) <= cur_batch_ctx_len, qk, float("-inf")\n'
         "        )\n",
     ),
     # Causal chunk range sized by BLOCK_N instead of BLOCK_M (harmless when both were
@@ -1862,6 +1866,365 @@ FRESH32_V029 = [
 ]
 
 
+# Session 33: a held-out set by a helper that read the series' code but none
+# of its tests, aimed at the two backends' metadata builders (TRITON_ATTN's
+# mixed-batch split and decode workspace, ROCM_ATTN's build, capture and
+# mixed-batch slicing) and a few other series lines, run against every
+# series test file.
+FRESH33 = [
+    # TRITON _num_split_decode_rows drops the num_decodes == 0 guard: a pure-prefill batch (e.g. 2 prefills, host seq lens set) takes .max() of an empty decode slice and build() raises.
+    (
+        "vllm/v1/attention/backends/triton_attn.py",
+        "    if num_decodes == 0 or num_prefills == 0:\n",
+        "    if num_prefills == 0:\n",
+    ),
+    # TRITON split ratio compares against the SHORTEST prefill row: decodes of 1000 tokens + prefills of 100 and 300 split (1000 > 500) where the original keeps the batch whole (1000 <= 1500).
+    (
+        "vllm/v1/attention/backends/triton_attn.py",
+        "    longest_prefill = int(seq_lens[num_decodes : num_decodes + num_prefills].max())\n",
+        "    longest_prefill = int(seq_lens[num_decodes : num_decodes + num_prefills].min())\n",
+    ),
+    # TRITON split ratio applied to the wrong side: decode 100 tokens, prefill 200 -> 5*100 > 200 splits (num_decodes > 0) where the original keeps num_decodes = 0.
+    (
+        "vllm/v1/attention/backends/triton_attn.py",
+        "    if longest_decode > MIXED_BATCH_SPLIT_MIN_RATIO * longest_prefill:\n",
+        "    if MIXED_BATCH_SPLIT_MIN_RATIO * longest_decode > longest_prefill:\n",
+    ),
+    # TRITON builder allocates the decode workspace only for QUANTIZED caches: with cache_dtype "auto" (bf16) metadata.decode_workspace is None and forward never calls decode_page_contiguous.
+    (
+        "vllm/v1/attention/backends/triton_attn.py",
+        "        if not is_quantized_kv_cache(vllm_config.cache_config.cache_dtype):\n",
+        "        if is_quantized_kv_cache(vllm_config.cache_config.cache_dtype):\n",
+    ),
+    # TRITON workspace sized with KV heads as the query-head count: GQA 8 q / 1 kv, head 128, bf16, 1-seq decode (split on CPU: 520 < 4160 floats needed; on H100 too) -> the op raises "workspace needs ...".
+    (
+        "vllm/v1/attention/backends/triton_attn.py",
+        "                decode_page_contiguous_workspace_numel(\n                    self.num_heads_q,\n",
+        "                decode_page_contiguous_workspace_numel(\n                    self.num_heads_kv,\n",
+    ),
+    # ROCM builder swaps the split's return order: pure decode of 4 reqs gets num_decodes=0/num_prefills=4; a mixed batch (2 decodes + 1 prefill) gets num_decodes=1, num_prefills=2 and the decode/prefill split is wrong.
+    (
+        "vllm/v1/attention/backends/rocm_attn.py",
+        "        num_decodes, num_prefills, _, _ = split_decodes_and_prefills(\n",
+        "        num_prefills, num_decodes, _, _ = split_decodes_and_prefills(\n",
+    ),
+    # ROCM build() forgets to pass the builder's workspace: metadata.decode_workspace is None on a bf16 cache, so decode_op is False and decode rows never reach decode_page_contiguous (any decode batch, head 128/256, page >= 64).
+    (
+        "vllm/v1/attention/backends/rocm_attn.py",
+        "            decode_workspace=self.decode_workspace,\n",
+        "",
+    ),
+    # ROCM capture metadata keeps paged_prefill_allowed=True: build_for_cudagraph_capture of a mixed batch lets the paged-prefill provider into a captured graph (field stays True).
+    (
+        "vllm/v1/attention/backends/rocm_attn.py",
+        "        attn_metadata.paged_prefill_allowed = False\n",
+        "",
+    ),
+    # ROCM capture zeroes the wrong count: a captured mixed batch (1 decode + 1 prefill) keeps num_decodes=1 and gets num_prefills=0, so the graph splits off decode rows and skips the prefill checks.
+    (
+        "vllm/v1/attention/backends/rocm_attn.py",
+        "            attn_metadata.num_decodes = 0\n",
+        "            attn_metadata.num_prefills = 0\n",
+    ),
+    # ROCM metadata default paged_prefill_allowed=False: build() never sets it, so every runtime batch reports "CUDA graph capture" and the Triton/vendor prefill provider is never used (opt-in, bf16, head 128, page 256+).
+    (
+        "vllm/v1/attention/backends/rocm_attn.py",
+        "    paged_prefill_allowed: bool = True\n",
+        "    paged_prefill_allowed: bool = False\n",
+    ),
+    # ROCM x-packed path, mixed batch with decode op (kv_cache_dtype "bfloat16" or AITER on, head 128, page 64): prefill rows read the DECODE rows' block-table rows (cu_seqlens/seq_lens are sliced, block_table is not) -> wrong prefill output.
+    (
+        "vllm/v1/attention/backends/rocm_attn.py",
+        "            block_table = block_table[num_decodes:]\n",
+        "",
+    ),
+    # ROCM _forward_paged_prefill forgets to drop the decode rows from seq_lens: mixed batch (2 decodes + 1 prefill) with the Triton or vendor provider attends the prefill with decode row 0's length.
+    (
+        "vllm/v1/attention/backends/rocm_attn.py",
+        "        seq_lens = attn_metadata.seq_lens[first:]\n",
+        "        seq_lens = attn_metadata.seq_lens\n",
+    ),
+    # ROCM workspace sized as if KV heads equalled query heads: GQA 8 q / 1 kv, head 128 -> numel(8, 8, ...) = 0 on CPU (too small on GPU), so a split 1-seq decode raises "workspace needs ...".
+    (
+        "vllm/v1/attention/backends/rocm_attn.py",
+        "                    self.num_heads_kv,\n",
+        "                    self.num_heads_q,\n",
+    ),
+    # ROCM NHD layer, mixed batch, prefill on chunked_prefill_paged_decode through x-packed views: seq_lens not sliced past the decodes while query_start_loc/block_table are -> prefill rows use decode rows' lengths (bf16, head 128, page 64, GQA, 1+ decodes).
+    (
+        "vllm/v1/attention/backends/rocm_attn.py",
+        "            seq_lens=attn_metadata.seq_lens[first:],\n",
+        "            seq_lens=attn_metadata.seq_lens,\n",
+    ),
+    # TRITON impl passes the raw sliding_window (None) instead of the (-1, -1) tuple: None != (-1, -1), so _page_contiguous_decode is False on every plain bf16 layer and decode_page_contiguous is never used.
+    (
+        "vllm/v1/attention/backends/triton_attn.py",
+        "                self.sliding_window,\n",
+        "                sliding_window,\n",
+    ),
+    # ROCM fallback reason gets num_decodes as num_prefills: a pure-prefill batch (num_decodes=0) with the Triton provider is reported "decode" and keeps the default path; vendor with 3 decodes + 1 prefill says "more than one prefill sequence".
+    (
+        "vllm/v1/attention/backends/rocm_attn.py",
+        "                num_prefills=attn_metadata.num_prefills,\n",
+        "                num_prefills=attn_metadata.num_decodes,\n",
+    ),
+    # Capability rejects logits_soft_cap=0 (what RocmAttentionImpl passes when there is no cap): every ROCM_ATTN layer gets provider None while the page alignment (soft cap None) still says triton/vendor.
+    (
+        "vllm/v1/attention/backends/rocm_paged_prefill.py",
+        "    if logits_soft_cap:\n",
+        "    if logits_soft_cap is not None:\n",
+    ),
+    # Vendor arg builder checks the query's head COUNT against head_size: query [T, 8, 128] with a head-128 cache raises ValueError on CPU (passes only when num_heads == head_size).
+    (
+        "vllm/v1/attention/ops/rocm_vendor_paged_prefill.py",
+        "    if query.dim() != 3 or query.shape[2] != head_size:\n",
+        "    if query.dim() != 3 or query.shape[1] != head_size:\n",
+    ),
+    # paged_prefill_aligned masks out the diagonal (strict <): each query row no longer sees its own key; a fresh chunk's first row sees nothing (NaN) and all rows differ from the reference.
+    (
+        "vllm/v1/attention/ops/triton_paged_prefill_aligned.py",
+        "                visible = (key_pos[None, :] <= context_len + offs_m[:, None]) & (\n",
+        "                visible = (key_pos[None, :] < context_len + offs_m[:, None]) & (\n",
+    ),
+    # decode_page_contiguous part_sum offset precedence slip: part_sum starts one float after part_max and overlaps it, so split batches (CPU: 1 seq, 8 q / 1 kv heads, head 128 -> 4 splits) combine corrupted maxima/sums.
+    (
+        "vllm/v1/attention/ops/decode_page_contiguous.py",
+        "        part_sum = workspace[rows * (head_size_padded + 1) :]\n",
+        "        part_sum = workspace[rows * head_size_padded + 1 :]\n",
+    ),
+]
+
+
+# Session 33's second held-out set, by another helper that read the code but
+# none of the tests: v0.29.0's prefix-prefill tile decoupling (fresh33kc, run
+# with --base v0.29.0), the Triton kernel bodies, the hybrid page alignment
+# and the prefill capability (fresh33k).
+FRESH33K_V029 = [
+    # Page offset assumes a power-of-two page (& (P-1) instead of % P): on page 544 (or 48, 80, ...) context tokens past the first page read the wrong slot of their page; pow2 pages unchanged. Also hits the KV_FROM_CACHE current-chunk read.
+    (
+        "vllm/v1/attention/ops/prefix_prefill.py",
+        "    internal = token_indices % PHYSICAL_BLOCK_SIZE\n",
+        "    internal = token_indices & (PHYSICAL_BLOCK_SIZE - 1)\n",
+    ),
+    # Context loop steps by the page instead of the 32-token tile: any page != 32 with context > 32 (page 16: tiles overlap, tokens counted twice; page 64/544: tokens 32..page-1 of every page skipped).
+    (
+        "vllm/v1/attention/ops/prefix_prefill.py",
+        "        0, cur_batch_ctx_len, BLOCK_SIZE, loop_unroll_factor=num_unroll_cache\n",
+        "        0, cur_batch_ctx_len, PHYSICAL_BLOCK_SIZE, loop_unroll_factor=num_unroll_cache\n",
+    ),
+    # Context/query boundary score mask uses the sequence length: when ctx_len % 32 != 0 the last context tile's lanes past ctx_len (K loaded as 0) score 0 instead of -inf and inflate the softmax denominator.
+    (
+        "vllm/v1/attention/ops/prefix_prefill.py",
+        '            (start_n + offs_bs_n[None, :]) < cur_batch_ctx_len, qk, float("-inf")\n',
+        '            (start_n + offs_bs_n[None, :]) < cur_batch_seq_len, qk, float("-inf")\n',
+    ),
+    # Grid floors max_input_len / BLOCK_M: a batch whose longest query is < 128 launches no query tile (output untouched); a 200-token query loses rows 128..199.
+    (
+        "vllm/v1/attention/ops/prefix_prefill.py",
+        '    grid_fn = lambda META: (batch, head, triton.cdiv(max_input_len, META["BLOCK_M"]))\n',
+        '    grid_fn = lambda META: (batch, head, max_input_len // META["BLOCK_M"])\n',
+    ),
+    # Page size read from the V cache's head-size dim ([blocks, kv_heads, head, page]): any head_size != page size (e.g. head 64, page 16 or 544) addresses the wrong page/slot for context tokens.
+    (
+        "vllm/v1/attention/ops/prefix_prefill.py",
+        "    real_block_size = v_cache.shape[3]\n",
+        "    real_block_size = v_cache.shape[2]\n",
+    ),
+    # KV_FROM_CACHE (k = v = None) current-chunk tile forgets its start: every 64-wide query-KV tile re-reads the chunk's first 64 cached tokens, so a query chunk of > 64 tokens attends to the wrong keys.
+    (
+        "vllm/v1/attention/ops/prefix_prefill.py",
+        "            cache_token_idx = cur_batch_ctx_len + start_n + offs_n\n",
+        "            cache_token_idx = cur_batch_ctx_len + offs_n\n",
+    ),
+]
+FRESH33K = [
+    # _attend_tile drops the online-softmax rescale of acc (l_i still rescaled): any program that attends >= 2 tiles with a growing max, e.g. 1 seq of 300 tokens on page 64, 8 q / 1 kv, head 128 fp16 (CPU: tile 32, 4 splits of 2-3 tiles), or 4 seqs [40,100,200,7] on page 80 with 4 q / 2 kv (unsplit). A 100-token seq split into 4 one-tile splits does NOT show it.
+    (
+        "vllm/v1/attention/ops/decode_page_contiguous.py",
+        "    acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v, input_precision=DOT_PRECISION)\n",
+        "    acc = acc + tl.dot(p.to(v.dtype), v, input_precision=DOT_PRECISION)\n",
+    ),
+    # _attend_tile fills masked token lanes with score 0 instead of -inf: a partial last tile (seq_len 40 on page 64) or a page tail past SPAN (page 80) adds exp2(-m) weight of zero-V lanes to l_i.
+    (
+        "vllm/v1/attention/ops/decode_page_contiguous.py",
+        '    s = tl.where(tok_mask[None, :], s, float("-inf"))\n',
+        "    s = tl.where(tok_mask[None, :], s, 0.0)\n",
+    ),
+    # Prefetched block id for the next loop tile takes the page after the CURRENT tile's page: needs >= 2 tiles per page (page >= 2 tiles, e.g. 64 on CPU) and >= 2 loop tiles in one program, e.g. 1 seq of 300 on page 64 (CPU 4 splits x 3 tiles) or an unsplit 4-seq batch on page 80; pages <= tile (16/32) and one-tile splits are unaffected.
+    (
+        "vllm/v1/attention/ops/decode_page_contiguous.py",
+        "            (tile_idx + 1) // TILES_PER_SPAN,\n",
+        "            tile_idx // TILES_PER_SPAN + 1,\n",
+    ),
+    # _tile_count floors the tail tiles: seq_len 40 on page 64 counts 1 tile (tokens 32..39 lost), seq_len 10 counts 0 (output 0); the reduce's single_split/num_live shift too.
+    (
+        "vllm/v1/attention/ops/decode_page_contiguous.py",
+        "    num_tiles = last_span * TILES_PER_SPAN + (tail_tokens + TILE_SIZE - 1) // TILE_SIZE\n",
+        "    num_tiles = last_span * TILES_PER_SPAN + tail_tokens // TILE_SIZE\n",
+    ),
+    # _load_split_states: row base added unscaled (part + offs_s * HSP instead of (part + offs_s) * HSP): split batches read other rows' partial outputs for every (seq, head) with part != 0, e.g. 1 seq, 8 q / 1 kv heads, head 128 (4 splits on CPU), heads 1..7.
+    (
+        "vllm/v1/attention/ops/decode_page_contiguous.py",
+        "        part_out_ptr + (part + offs_s)[:, None] * HEAD_SIZE_PADDED + offs_d[None, :],\n",
+        "        part_out_ptr + part + offs_s[:, None] * HEAD_SIZE_PADDED + offs_d[None, :],\n",
+    ),
+    # Reduce sums the split sums without their max-weights (acc still weighted): any split sequence whose splits' maxima differ (almost every split batch, e.g. 1 seq of 300 tokens, 8 q / 1 kv heads).
+    (
+        "vllm/v1/attention/ops/decode_page_contiguous.py",
+        "    l_sum = tl.sum(w * tl.where(live, l_s, 0.0), axis=0)\n",
+        "    l_sum = tl.sum(tl.where(live, l_s, 0.0), axis=0)\n",
+    ),
+    # paged_prefill_aligned rescales acc/l_i by exp2(m_i - m_new) without qk_scale (m_i holds raw scores): any query tile attending >= 2 KV tiles whose max grows, e.g. a 64-token chunk after 64 context tokens.
+    (
+        "vllm/v1/attention/ops/triton_paged_prefill_aligned.py",
+        "            alpha = tl.math.exp2((m_i - m_new) * qk_scale)\n",
+        "            alpha = tl.math.exp2(m_i - m_new)\n",
+    ),
+    # Masked (diagonal) pass starts at the page start instead of full_end: keys [page_start, full_end) already attended unmasked are attended again, e.g. page 64, context 100, chunk 10 (full_end 96 on CPU fp16, 64..95 counted twice).
+    (
+        "vllm/v1/attention/ops/triton_paged_prefill_aligned.py",
+        "        tiles_start = tl.maximum(start, page_start)\n",
+        "        tiles_start = page_start\n",
+    ),
+    # Platform-pick hook inverted: get_supported_kernel_block_sizes() (no spec) returns MultipleOf(16) and only spec checks get the provider alignment, so a hybrid bf16 model with the vendor (or Triton opt-in) keeps page 784 (Qwen3.5-27B) instead of 832, and supports_block_size(16) under the config flips.
+    (
+        "vllm/v1/attention/backends/rocm_attn.py",
+        "        if kv_cache_spec is None:\n",
+        "        if kv_cache_spec is not None:\n",
+    ),
+    # Capability accepts fp16 models too: get_paged_prefill_capability(dtype=torch.float16, vendor_available=True) returns provider "vendor"/alignment 64 (and an fp16 hybrid model's page is rounded to 64) instead of "model dtype is torch.float16".
+    (
+        "vllm/v1/attention/backends/rocm_paged_prefill.py",
+        "    if dtype != torch.bfloat16:\n",
+        "    if dtype not in (torch.bfloat16, torch.float16):\n",
+    ),
+    # Triton opt-in capability labelled "vendor": vendor_available=False, triton_opt_in=True, head 128 returns provider "vendor" (min_page 256 still set), so dispatch would take the vendor path and the log says vendor.
+    (
+        "vllm/v1/attention/backends/rocm_paged_prefill.py",
+        '            provider="triton",\n',
+        '            provider="vendor",\n',
+    ),
+    # Capability from the config uses the TOTAL KV heads instead of per-rank: TP 8 with 24 q / 4 kv heads (3 q heads per rank vs 4) fails the grouping check and the hybrid page stays 400 instead of 448; at TP 2 the reason/log says 4 KV heads instead of 2.
+    (
+        "vllm/v1/attention/backends/rocm_paged_prefill.py",
+        "        num_kv_heads=model_config.get_num_kv_heads(vllm_config.parallel_config),\n",
+        "        num_kv_heads=model_config.get_total_num_kv_heads(),\n",
+    ),
+    # get_page_alignment_capability forgets the Triton opt-in: a hybrid bf16 model with use_rocm_triton_paged_prefill=True and no vendor kernel gets no alignment (page 784, not 832) while the layer's dispatch (own opt-in) picks "triton" and then rejects the page.
+    (
+        "vllm/v1/attention/backends/rocm_paged_prefill.py",
+        "        triton_opt_in=vllm_config.attention_config.use_rocm_triton_paged_prefill,\n",
+        "",
+    ),
+    # Logged page decision names the wrong provider when none applies: "triton paged prefill off: ..." instead of "vendor paged prefill off: ..." for every non-hybrid / non-ROCM_ATTN / failed-capability log line.
+    (
+        "vllm/v1/attention/backends/rocm_paged_prefill.py",
+        '        capability.provider or "vendor",\n',
+        '        capability.provider or "triton",\n',
+    ),
+]
+
+
+# Session 33's third held-out set, by a helper that read the code but none of
+# the tests, aimed at boundaries: a comparison at a threshold, an off-by-one
+# length or count, one condition of a predicate dropped (fresh33b, v0.33.0;
+# fresh33bc, v0.29.0-only lines, run with --base v0.29.0).
+FRESH33B = [  # v0.33.0
+    # Head-size refusal moved onto the supported edge: head 256 (padded 256), which both backends route (_ROUTED_HEAD_SIZES), raises "head size 256 is not supported" from _launch_config, so decode_page_contiguous and decode_page_contiguous_workspace_numel (the builders) fail at head 256; head 128 unchanged.
+    (
+        "vllm/v1/attention/ops/decode_page_contiguous.py",
+        "    if head_size_padded > 256:\n",
+        "    if head_size_padded >= 256:\n",
+    ),
+    # sm_90 itself drops out of the Hopper branch: _launch_config(GPUTarget("cuda", 90, 32), 128, torch.bfloat16, False) gives the generic 32/4/1 config with programs_per_cu 4 instead of 64/4/2 with 3 (head 256 TRITON layout: tile 32/1 stage/wave_splits True instead of 32/3 stages/wave_splits False); sm_100 (arch 100) unchanged.
+    (
+        "vllm/v1/attention/ops/decode_page_contiguous.py",
+        '    if target is not None and target.backend == "cuda" and target.arch >= 90:\n',
+        '    if target is not None and target.backend == "cuda" and target.arch > 90:\n',
+    ),
+    # Split count rounded up instead of down: _pick_num_splits(3, 1, 128, 1, 4, True) gives 2 where 4 slots // 3 programs = 1 (a grid of 3 programs on 4 slots is split past the resident slots); on the CPU (num_cus 1) decode_page_contiguous_workspace_numel(8, 1, 128, torch.float16, cpu) grows from 4*8*130 = 4160 to 6*8*130 = 6240 (3 seqs now take 2 splits each).
+    (
+        "vllm/v1/attention/ops/decode_page_contiguous.py",
+        "    num_splits = slots // programs\n",
+        "    num_splits = cdiv(slots, programs)\n",
+    ),
+    # Wave-split candidates stop at 3 instead of _MAX_WAVE_SPLITS = 4: _pick_num_splits(5, 1, 128, 2, 2, True) (5 programs on 4 slots, 2 per CU: 5/4 waves) returns 3 (4/3 waves) where the original picks 4 (cdiv(20, 4) / 4 = 1.25 waves); not reachable on the CPU op itself (2 slots: 3 programs pick 2 either way).
+    (
+        "vllm/v1/attention/ops/decode_page_contiguous.py",
+        "            range(1, _MAX_WAVE_SPLITS + 1),\n",
+        "            range(1, _MAX_WAVE_SPLITS),\n",
+    ),
+    # Workspace check rejects an exactly-sized workspace: CPU, 8 query / 1 KV heads, head 128, fp16, one sequence with >= 4 tiles in its block table (page 64, 2 columns) needs 1*8*4*130 = 4160 floats, exactly decode_page_contiguous_workspace_numel(8, 1, 128, fp16, cpu); the builder's workspace then makes the op raise "workspace needs 4160".
+    (
+        "vllm/v1/attention/ops/decode_page_contiguous.py",
+        "        elif workspace.dtype != torch.float32 or workspace.numel() < needed:\n",
+        "        elif workspace.dtype != torch.float32 or workspace.numel() <= needed:\n",
+    ),
+    # Main kernel treats a sequence of exactly MIN_SPLIT_LEN tokens as unsplit while its splits and the reduce still split it: CPU, fp32, head 128 (2 programs per CU), 1 KV head, 3 seqs (one and a half waves -> 2 splits, MIN_SPLIT_LEN 1024) with seq_lens [1024, 8, 8]: split 0 writes half the sequence as the output, no split stores a partial state, and the reduce (1024 is not < 1024) overwrites row 0 from stale workspace; 1023 and 1025 unchanged.
+    (
+        "vllm/v1/attention/ops/decode_page_contiguous.py",
+        "            single_split = single_split | (seq_len < MIN_SPLIT_LEN)\n",
+        "            single_split = single_split | (seq_len <= MIN_SPLIT_LEN)\n",
+    ),
+    # MHA exclusion made vacuous: page_contiguous_decode_is_faster(80, 128, 1, torch.bfloat16) (one query head per KV head on a page that is not a multiple of 64) returns True where the original returns False; likewise (16, 128, 1, bf16, small_pages=True). GQA (2+) and pages % 64 == 0 unchanged.
+    (
+        "vllm/v1/attention/ops/decode_page_contiguous.py",
+        "        and (num_queries_per_kv > 1 or block_size % 64 == 0)\n",
+        "        and (num_queries_per_kv >= 1 or block_size % 64 == 0)\n",
+    ),
+    # Triton paged prefill drops head 256 from its supported sizes: check_paged_prefill_aligned_support(256, 16, 2, 832, torch.bfloat16) returns "head size 256 ..." and paged_prefill_aligned raises at head 256 (_launch_config has a 256 entry); ROCM_ATTN's fallback reason (PAGED_PREFILL_HEAD_SIZES) becomes "head size 256" for the triton provider.
+    (
+        "vllm/v1/attention/ops/triton_paged_prefill_aligned.py",
+        "SUPPORTED_HEAD_SIZES = (64, 128, 256)\n",
+        "SUPPORTED_HEAD_SIZES = (64, 128)\n",
+    ),
+    # ROCM_ATTN decode-op NHD rule drops "cache dtype is the model's": an fp16 layer with kv_cache_dtype="bfloat16" (or bf16 with "float16"), page 64, head 128, 8 q / 2 kv heads, now keeps NHD (_uses_nhd_kv_cache(torch.float16, 64) True), and forward's NHD path, which has no dtype check, calls decode_page_contiguous on the bf16 cache with fp16 queries -> ValueError on any decode or mixed batch; "auto" unchanged.
+    (
+        "vllm/v1/attention/backends/rocm_attn.py",
+        '            and self.kv_cache_dtype == "auto"\n',
+        "",
+    ),
+    # Fallback reason applies the Triton kernel's head sizes to the vendor provider too: paged_prefill_fallback_reason(capability=vendor, head_size=96 (or 32, 160, 192, 224), one bf16 prefill of <= 4096 tokens, page 64, ...) returns "head size 96" where the original returns None (VENDOR_HEAD_SIZES was checked by the capability).
+    (
+        "vllm/v1/attention/backends/rocm_attn.py",
+        '    if capability.provider == "triton" and head_size not in PAGED_PREFILL_HEAD_SIZES:\n',
+        "    if head_size not in PAGED_PREFILL_HEAD_SIZES:\n",
+    ),
+    # NHD mixed batch with exactly one decode row: its row is no longer sent to decode_page_contiguous, and the later "num_decodes == 0 or decode_op" return still skips unified_attention, so output row 0 is never written. Shows on a ROCM_ATTN NHD layer (fp16 or bf16, kv "auto", page 64, head 128, 8 q / 2 kv heads, no provider -> prefill rows on chunked_prefill_paged_decode) with batch [1 decode of 150 tokens, 1 prefill chunk of 20]; 2+ decodes unchanged.
+    (
+        "vllm/v1/attention/backends/rocm_attn.py",
+        "            if num_decodes > 0 and decode_op:\n",
+        "            if num_decodes > 1 and decode_op:\n",
+    ),
+    # TRITON_ATTN mixed batch split with exactly one decode row: decode_page_contiguous serves row 0, but cu_seqlens_q/seqused_k/block_table are not sliced while q/out are (query[1:]), so unified_attention reads request 0's metadata for the prefill rows. Batch [1 decode of 600 tokens, 1 prefill chunk of 20 tokens / 100 total] (600 > 5 * 100 -> num_decodes 1; page 64, head 128, 8 q / 2 kv heads, fp16): unified_attention gets 20 query rows with cu_seqlens [0, 1, 21]; 2+ decode rows unchanged.
+    (
+        "vllm/v1/attention/backends/triton_attn.py",
+        "            if first > 0:\n                # The prefill rows keep unified_attention.\n",
+        "            if first > 1:\n                # The prefill rows keep unified_attention.\n",
+    ),
+    # Vendor head sizes lose the largest one: get_paged_prefill_capability(head_size=256, num_heads=16, num_kv_heads=2, dtype=bf16, kv_cache_dtype="auto", attn_type=DECODER, ..., vendor_available=True) returns provider None ("head size 256 is not one of ...") where the original returns "vendor"; also refuses head 256 for the triton opt-in (checked first). Head 224 unchanged.
+    (
+        "vllm/v1/attention/backends/rocm_paged_prefill.py",
+        "VENDOR_HEAD_SIZES = (32, 64, 96, 128, 160, 192, 224, 256)\n",
+        "VENDOR_HEAD_SIZES = (32, 64, 96, 128, 160, 192, 224)\n",
+    ),
+]
+FRESH33B_V029 = [  # v0.29.0
+    # v0.29.0-only line: the provider is consulted only for batches of two or more prefills, so a batch with exactly one prefill (the vendor kernel's only case, and the common chunked-prefill step) never takes the paged-prefill fast path: vendor provider, one bf16 prefill of 128 tokens on page 64 -> run_vendor_paged_prefill not called (prefill_reason stays "no provider"); the triton provider at page 256 falls to unified_attention.
+    (
+        "vllm/v1/attention/backends/rocm_attn.py",
+        "        if capability.provider is not None and attn_metadata.num_prefills > 0:\n",
+        "        if capability.provider is not None and attn_metadata.num_prefills > 1:\n",
+    ),
+    # v0.29.0-only line: "without a page, any page" inverted: _provider_keeps_nhd_kv_cache(triton capability, None) is False, so _uses_nhd_kv_cache() with no dtype/page (the AITER writer hook fused_rope_kvcache_supported) says x-packed for a triton-provider layer whose forward reads NHD (with AITER enabled the fused RoPE+cache writer is then allowed to write x-packed into an NHD cache); with a page (832 True, 128 False) unchanged.
+    (
+        "vllm/v1/attention/backends/rocm_attn.py",
+        "        return block_size is None or (\n",
+        "        return block_size is not None and (\n",
+    ),
+]
+
+
 # (group, tests, bugs); bugs are numbered over all groups in this order.
 GROUPS = [
     ("dispatch", DISPATCH_TESTS, DISPATCH),
@@ -1886,6 +2249,11 @@ GROUPS = [
     ("fresh31", FRESH8_TESTS, FRESH31),
     ("fresh32", FRESH8_TESTS, FRESH32),
     ("fresh32c", FRESH8_TESTS, FRESH32_V029),
+    ("fresh33", FRESH8_TESTS, FRESH33),
+    ("fresh33k", FRESH8_TESTS, FRESH33K),
+    ("fresh33kc", FRESH8_TESTS, FRESH33K_V029),
+    ("fresh33b", FRESH8_TESTS, FRESH33B),
+    ("fresh33bc", FRESH8_TESTS, FRESH33B_V029),
 ]
 
 
