@@ -112,6 +112,15 @@ without attention layers), now caught by the platform test run with two
 backends and with none (patch 1); 250 (upstream's bidirectional key range
 of prefix_prefill rounded down to whole key tiles), now caught by the
 fp32-reference test run with causal=False too.
+Session 33: three more held-out sets by helpers that read the code but not
+the tests, each run against every series test file: fresh33 (252-271, the
+backends' metadata builders) 20 of 20 on v0.33.0 and on v0.29.0; fresh33k
+(272-285, kernel bodies, page alignment, prefill capability) 14 of 14;
+fresh33kc (286-291, v0.29.0's prefix-prefill tiling) 5 of 6; fresh33b and
+fresh33bc (292-306, boundaries) 13 of 13 and 2 of 2. The survivor (291:
+with k = v = None, cross-attention's cached K/V, every current-chunk tile
+read the chunk's first 64 tokens from the cache) is caught on both bases
+by the fp32-reference test run with the K/V read from the cache too.
 """
 
 import argparse
