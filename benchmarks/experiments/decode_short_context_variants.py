@@ -91,6 +91,8 @@ replay):
   before_noreduce, base_again
                 reduce_before without the reduce launched (timing only);
                 the op as built timed again after the others (session 29)
+  page_tile     tiles of one page on 16- and 32-token pages instead of several
+                pages per tile (session 34)
   wave_resident3
                 the wave rule counts 3 programs per SM where the launch
                 takes the sm_90 register cap (TRITON_ATTN's layout, head
@@ -1290,6 +1292,16 @@ EDITS["wave_late"] = [
     ),
 ]
 EDITS["base_again"] = []  # the op as built, timed again (order effects)
+# Session 34: on 16- and 32-token pages the op reads several pages per tile
+# (patch 15). page_tile: tiles of one page there instead (the page's block id
+# one scalar load, no per-token ids), to see whether unified_attention's lead
+# at batch 1 and 64 tokens on page 16 (16-token tiles) comes from the tile.
+EDITS["page_tile"] = [
+    (
+        "    tile_size = config.tile_size\n",
+        "    tile_size = page_size if page_size in (16, 32) else config.tile_size\n",
+    )
+]
 # Session 32: after call 91 the op keeps head-256 grids of one to one and a
 # half waves unsplit on TRITON_ATTN's layout on sm_90 (wave_splits False in
 # _launch_config). wave_splits_on: the op as before that change (the wave
