@@ -1560,6 +1560,7 @@ def main(argv=None):
     warm.batches = args.batches.split(",")[0]
     warm.seq_lens = args.seq_lens.split(",")[0]
     layout, heads, page = groups(args)[0]
+    common.log("the next point is timed to be dropped:")
     run_group(warm, ops, mods, layout, heads, page, nblocks_of(warm, heads, page)[1], dev, flush)
     torch.cuda.empty_cache()
 
