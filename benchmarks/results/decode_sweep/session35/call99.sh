@@ -1,21 +1,14 @@
 #!/usr/bin/env bash
-# GPU call 99 (session 35): the issue's 32K targets on the final v0.33.0
-# series (batch 1 and 16 at 32K, 24/4/256 at page 832 on TRITON_ATTN's
-# layout; read bandwidth on the NHD layout ROCM_ATTN keeps, batch 4-64 at
-# 16K-32K), then session 34's call 97 short-context points (batch 1-4,
-# 64-256 tokens, the first point timed and dropped) plainly and after the
-# KV-cache write, and the prefix fp32-reference GPU tests. Steps in order of
+# GPU call 99 (session 35): session 34's call 97 short-context points on the
+# final v0.33.0 series (batch 1-4, 64-256 tokens, the first point timed and
+# dropped) plainly and after the KV-cache write, and the prefix
+# fp32-reference GPU tests. Steps in order of
 # need, each copied to $OUT when it ends. Carries .gpu/whl and
 # .gpu/bundle-v0.33.0.tgz.
 set -u
 cd "$(dirname "$0")/../../../.."
 source benchmarks/gpu_call_env.sh
-S=benchmarks/kernels/bench_decode_page_sweep.py
-timeout 100 python3 $S --vllm-root /tmp/b --out-dir /tmp/o --tag decode_32k_targets --layouts triton,rocm_nhd \
-  --pages 832 --heads 24/4/256,16/2/256 --batches 1,4,16,64 --seq-lens 16384,32768 \
-  --max-model-len 131072 --prewarm-workers 4 --reps 5 --rounds 3 > /tmp/o/decode_32k_targets_h200.log 2>&1
-echo "32k rc=$?"; tail -n 2 /tmp/o/decode_32k_targets_h200.log
-cp /tmp/o/decode_32k_targets* "$OUT/"
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1 | grep -o 'H[0-9]*' | tr H h)
 E=benchmarks/experiments/decode_short_context_variants.py
 G=""
 for h in 24/4/256 16/2/256 32/8/128; do for p in 16 32; do G="$G,triton:$h:$p"; done; done
@@ -23,8 +16,8 @@ for h in 24/4/256 16/2/256 32/8/128 8/1/128; do for p in 64 128 544 832 1056; do
 short() {  # mode, extra flag
   timeout 150 python3 $E --vllm-root /tmp/b --out-dir /tmp/o --variants base --groups "${G#,}" \
     --batches 1,2,4 --seq-lens 64,128,256 --max-tokens 524288 \
-    --workers 14 --reps 5 --rounds 5 $2 > "/tmp/o/decode_short_rounds5_$1_h200.log" 2>&1
-  echo "$1 rc=$?"; tail -n 3 "/tmp/o/decode_short_rounds5_$1_h200.log"
+    --workers 14 --reps 5 --rounds 5 $2 > "/tmp/o/decode_short_rounds5_$1_$gpu.log" 2>&1
+  echo "$1 rc=$?"; tail -n 3 "/tmp/o/decode_short_rounds5_$1_$gpu.log"
   cp /tmp/o/decode_short_context_variants.json "/tmp/o/decode_short_rounds5_$1.json" 2>/dev/null
   cp /tmp/o/decode_short_rounds5_$1* "$OUT/"
 }
@@ -33,6 +26,6 @@ short cache_write --cache-write
 timeout 150 python3 benchmarks/gpu_pytest.py /tmp/b -q -n 14 -p no:cacheprovider -rs \
   tests/kernels/attention/test_prefix_prefill.py::test_context_attention_fwd_matches_paged_reference \
   tests/kernels/attention/test_prefix_prefill.py::test_context_attention_fwd_block_table_row_end \
-  > /tmp/o/gpu_tests_prefix_reference_h200.log 2>&1
-echo "tests rc=$?"; tail -n 3 /tmp/o/gpu_tests_prefix_reference_h200.log
-cp /tmp/o/gpu_tests_prefix_reference_h200.log "$OUT/"
+  > /tmp/o/gpu_tests_prefix_reference_$gpu.log 2>&1
+echo "tests rc=$?"; tail -n 3 /tmp/o/gpu_tests_prefix_reference_$gpu.log
+cp /tmp/o/gpu_tests_prefix_reference_$gpu.log "$OUT/"
