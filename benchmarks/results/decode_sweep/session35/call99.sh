@@ -2,8 +2,8 @@
 # GPU call 99 (session 35): session 34's call 97 short-context points on the
 # final v0.33.0 series (batch 1-4, 64-256 tokens, the first point timed and
 # dropped) plainly and after the KV-cache write, and the prefix
-# fp32-reference GPU tests. Steps in order of
-# need, each copied to $OUT when it ends. Carries .gpu/whl and
+# fp32-reference GPU tests. Steps in order of need, each copied to $OUT
+# when it ends. Logs are named after the GPU. Carries .gpu/whl and
 # .gpu/bundle-v0.33.0.tgz.
 set -u
 cd "$(dirname "$0")/../../../.."
