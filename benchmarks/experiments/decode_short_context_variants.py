@@ -93,6 +93,9 @@ replay):
                 the op as built timed again after the others (session 29)
   page_tile     tiles of one page on 16- and 32-token pages instead of several
                 pages per tile (session 34)
+  s2, s2_wide   head 256 on TRITON_ATTN's layout (sm_90) at 2 stages instead
+                of 3 (5 programs per SM instead of 3), in every launch or
+                only in grids past one wave of 3 per SM (session 35)
   wave_resident3
                 the wave rule counts 3 programs per SM where the launch
                 takes the sm_90 register cap (TRITON_ATTN's layout, head
@@ -798,7 +801,9 @@ def _pdl(trigger: str, main_too: bool):
     )
     edits = [main_arg]
     if trigger == "end":
-        edits.append(("        mask=out_mask,\n    )\n", "        mask=out_mask,\n    )\n" + signal))
+        edits.append(
+            ("        mask=out_mask,\n    )\n", "        mask=out_mask,\n    )\n" + signal)
+        )
     edits += [
         (
             "    DIM_BLOCK: tl.constexpr,\n):",
@@ -913,7 +918,11 @@ _IDS_EARLY = [
     (_LAST_TILE_IDS_OLD, _LAST_TILE_IDS_NEW),
 ]
 # Both: Q first, the block ids right after the length.
-_Q_IDS_EARLY = [*_Q_FIRST, (_PREFETCH, _PREFETCH + _LAST_IDS), (_LAST_TILE_IDS_OLD, _LAST_TILE_IDS_NEW)]
+_Q_IDS_EARLY = [
+    *_Q_FIRST,
+    (_PREFETCH, _PREFETCH + _LAST_IDS),
+    (_LAST_TILE_IDS_OLD, _LAST_TILE_IDS_NEW),
+]
 # Splits past the sequence's last tile return before any load but the
 # length's; the reduce takes the live splits (the first min(tiles, splits))
 # from the length instead of their -inf maxima (session 7's empty_exit on
@@ -962,7 +971,11 @@ _IDS_EARLY32 = [
     (_PREFETCH, _PREFETCH + _LAST_IDS32 + _Q_LOAD),
     (_LAST_TILE_IDS_OLD, _LAST_TILE_IDS32),
 ]
-_Q_IDS_EARLY32 = [*_Q_FIRST, (_PREFETCH, _PREFETCH + _LAST_IDS32), (_LAST_TILE_IDS_OLD, _LAST_TILE_IDS32)]
+_Q_IDS_EARLY32 = [
+    *_Q_FIRST,
+    (_PREFETCH, _PREFETCH + _LAST_IDS32),
+    (_LAST_TILE_IDS_OLD, _LAST_TILE_IDS32),
+]
 EDITS["ids_early32"] = _IDS_EARLY32
 EDITS["q_ids_early32"] = _Q_IDS_EARLY32
 EDITS["lean32"] = [*_Q_IDS_EARLY32, *_EMPTY_EXIT_NOW]
@@ -1009,7 +1022,11 @@ _FIRST_IDS = [
     (_LAST_TILE_IDS_OLD, _LAST_TILE_IDS_IF),
 ]
 EDITS["first_ids"] = _FIRST_IDS
-EDITS["first_ids_q"] = [*_Q_FIRST, (_PREFETCH, _PREFETCH_LAST), (_LAST_TILE_IDS_OLD, _LAST_TILE_IDS_IF)]
+EDITS["first_ids_q"] = [
+    *_Q_FIRST,
+    (_PREFETCH, _PREFETCH_LAST),
+    (_LAST_TILE_IDS_OLD, _LAST_TILE_IDS_IF),
+]
 EDITS["lean_first"] = [*_FIRST_IDS, *_EMPTY_EXIT_NOW]
 EDITS["lean_first_pdl"] = [*_FIRST_IDS, *_EMPTY_EXIT_NOW, *_pdl("end", True)]
 # The sequence's last tile attended first, before the loop (softmax is
@@ -1063,6 +1080,8 @@ _LAST_FIRST = [
 EDITS["last_first"] = _LAST_FIRST
 EDITS["lean_last"] = [*_LAST_FIRST, *_EMPTY_EXIT_NOW]
 EDITS["lean_last_pdl"] = [*_LAST_FIRST, *_EMPTY_EXIT_NOW, *_pdl("end", True)]
+
+
 # Split grids within one wave run a sequence of at most k tiles in one
 # program (the wave-split grids keep their 1024 tokens): after patch 17 a
 # one-tile sequence (no reduce work) takes 4.9 us at batch 1 against 7.3 us
@@ -1181,6 +1200,8 @@ _REDUCE_EARLY = [
     ),
 ]
 EDITS["reduce_early"] = _REDUCE_EARLY
+
+
 # The same with only the first k splits' partial outputs read ahead of the
 # length (a sequence of at most k tiles), the others after it: the reduce of
 # a one-tile sequence reads k rows, not the launch's num_splits.
@@ -1215,9 +1236,7 @@ _REDUCE_EARLY_COMMENT = """    # Every split's partial state is read in flight w
 """
 EDITS["reduce_before"] = [
     (
-        _REDUCE_EARLY[0][1].replace(
-            "    in_row = ", _REDUCE_EARLY_COMMENT + "    in_row = "
-        ),
+        _REDUCE_EARLY[0][1].replace("    in_row = ", _REDUCE_EARLY_COMMENT + "    in_row = "),
         _REDUCE_HEAD,
     ),
     (_REDUCE_EARLY[1][1], _REDUCE_LOADS),
@@ -1266,7 +1285,8 @@ EDITS["wave_late"] = [
         _LOAD_SPLIT_STATES + "@triton.jit\ndef _decode_page_contiguous_reduce_kernel(",
     ),
     (
-        _REDUCE_EARLY_COMMENT + _REDUCE_EARLY[0][1].split("    offs_s = tl.arange(0, NUM_SPLITS_PADDED)\n")[1],
+        _REDUCE_EARLY_COMMENT
+        + _REDUCE_EARLY[0][1].split("    offs_s = tl.arange(0, NUM_SPLITS_PADDED)\n")[1],
         "    if MIN_SPLIT_LEN == 0:\n"
         + "        # Every split's partial state is read in flight with the length,\n"
         "        # which says the splits that hold tiles only after its load; the\n"
@@ -1302,11 +1322,31 @@ EDITS["page_tile"] = [
         "    tile_size = page_size if page_size in (16, 32) else config.tile_size\n",
     )
 ]
+# Session 35: at head 256 on TRITON_ATTN's layout the sm_90 config (32-token
+# tiles, 3 stages, 73 KiB of shared memory) holds 3 programs per SM, so an
+# unsplit grid of 397-594 programs (16/2/256 at batch 256: 512) runs 1.3-1.5
+# waves; on an H100 the op read 89-95% of the read ceiling there, 98-100% at
+# batch 64. At 2 stages the kernel takes 41 KiB and 96 registers (offline
+# compile): 5 programs per SM, 512 programs in one wave. s2: every such
+# launch at 2 stages; s2_wide: only grids past one wave of 3 per SM.
+EDITS["s2"] = [("            tile, stages = 32, 3\n", "            tile, stages = 32, 2\n")]
+EDITS["s2_wide"] = [
+    (
+        "        num_stages=config.num_stages,\n    )\n    if use_splits:\n",
+        "        num_stages=(\n"
+        "            2\n"
+        "            if config.num_stages == 3 and num_seqs * num_kv_heads > 3 * num_cus\n"
+        "            else config.num_stages\n"
+        "        ),\n    )\n    if use_splits:\n",
+    )
+]
 # Session 32: after call 91 the op keeps head-256 grids of one to one and a
 # half waves unsplit on TRITON_ATTN's layout on sm_90 (wave_splits False in
 # _launch_config). wave_splits_on: the op as before that change (the wave
 # rule applies there again; the register cap it had was already unused).
-EDITS["wave_splits_on"] = [("                wave_splits = False\n", "                wave_splits = True\n")]
+EDITS["wave_splits_on"] = [
+    ("                wave_splits = False\n", "                wave_splits = True\n")
+]
 # Session 30: after patch 17 every launch on TRITON_ATTN's layout at head
 # 256 holds 3 programs per SM on sm_90 (offline compile), while the wave rule
 # counts the 2 of the x-packed layout. wave_resident3: on the launches that
@@ -1509,9 +1549,7 @@ def _cache_writer(group, tables, batch, seq_len, dev):
     slots = [(t[:, last // page].long() * page + last % page).contiguous() for t in tables]
 
     def write(i):
-        triton_reshape_and_cache_flash(
-            new_k, new_v, group.k, group.v, slots[i], "auto", one, one
-        )
+        triton_reshape_and_cache_flash(new_k, new_v, group.k, group.v, slots[i], "auto", one, one)
 
     return write
 
