@@ -1534,7 +1534,9 @@ def _cache_writer(group, tables, batch, seq_len, dev):
         )
 
     # Serving packages the import reaches (openai_harmony) get stand-ins.
-    common.import_with_stand_ins(import_writer)
+    stood_in = common.import_with_stand_ins(import_writer)
+    if stood_in:
+        common.log(f"KV-cache writer imported with stand-ins for {', '.join(stood_in)}")
     from vllm.v1.attention.ops.triton_reshape_and_cache_flash import (
         triton_reshape_and_cache_flash,
     )

@@ -9,7 +9,6 @@
 set -u
 cd "$(dirname "$0")/../../../.."
 source benchmarks/gpu_call_env.sh
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1 | grep -o 'H[0-9][0-9]*' | head -n 1 | tr H h)
 G=""
 for h in 16/2/256 24/4/256; do for p in 16 32 64 832; do G="$G,triton:$h:$p"; done; done
 timeout 400 python3 benchmarks/experiments/decode_short_context_variants.py --vllm-root /tmp/b \

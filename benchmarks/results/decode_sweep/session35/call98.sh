@@ -10,7 +10,6 @@
 set -u
 cd "$(dirname "$0")/../../../.."
 source benchmarks/gpu_call_env.sh
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1 | grep -o 'H[0-9][0-9]*' | head -n 1 | tr H h)
 S=benchmarks/kernels/bench_decode_page_sweep.py
 timeout 100 python3 $S --vllm-root /tmp/b --out-dir /tmp/o --tag decode_32k_targets --layouts triton,rocm_nhd \
   --pages 832 --heads 24/4/256,16/2/256 --batches 1,4,16,64 --seq-lens 16384,32768 \

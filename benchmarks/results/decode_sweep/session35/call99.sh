@@ -8,7 +8,6 @@
 set -u
 cd "$(dirname "$0")/../../../.."
 source benchmarks/gpu_call_env.sh
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1 | grep -o 'H[0-9][0-9]*' | head -n 1 | tr H h)
 E=benchmarks/experiments/decode_short_context_variants.py
 G=""
 for h in 24/4/256 16/2/256 32/8/128; do for p in 16 32; do G="$G,triton:$h:$p"; done; done
