@@ -158,7 +158,7 @@ def main(argv=None) -> int:
             tables = group.tables(batch, seq_len, calls, args.max_model_len)
             row = {
                 "heads": list(heads), "page": page, "batch": batch, "seq_len": seq_len,
-                "calls": calls, "routed": ops.routed(page, hs, hq // hk, dtype, "triton"),
+                "calls": calls, "routed": ops.routed(page, heads, batch, dtype, "triton", dev),
             }  # fmt: skip
             for kernel in ("op", "base", "today"):
                 out = torch.full_like(q, float("nan"))

@@ -121,22 +121,31 @@ class Ops:
         self.unified = unified_attention
         self.rocm = chunked_prefill_paged_decode
         self.route = getattr(dpc, "page_contiguous_decode_is_faster", None)
+        self.grid_stays = getattr(dpc, "decode_grid_stays_on_unified_attention", None)
 
-    def routed(self, page: int, head_size: int, group: int, dtype, layout: str) -> bool | None:
-        """The routing predicate's answer for the backend of ``layout`` (None
-        where the module has none): TRITON_ATTN passes ``small_pages``,
-        ROCM_ATTN where ROCm's HIP kernel is not built for the head size
-        (head 256: rocm_attn.py)."""
+    def routed(
+        self, page: int, heads: tuple[int, int, int], batch: int, dtype, layout: str, device
+    ) -> bool | None:
+        """The routing predicates' answer for the backend of ``layout`` (None
+        where the module has none): TRITON_ATTN passes ``small_pages`` and
+        keeps the grids ``decode_grid_stays_on_unified_attention`` names on
+        unified_attention; ROCM_ATTN passes ``small_pages`` where ROCm's HIP
+        kernel is not built for the head size (head 256: rocm_attn.py)."""
         if self.route is None:
             return None
         import inspect
 
+        hq, hk, head_size = heads
         params = inspect.signature(self.route).parameters
         small_pages = layout == "triton" or head_size not in HIP_KERNEL_HEAD_SIZES
         kwargs = {"small_pages": True} if "small_pages" in params and small_pages else {}
         if "dtype" in params:
-            return bool(self.route(page, head_size, group, dtype=dtype, **kwargs))
-        return bool(self.route(page, head_size, group))
+            routed = bool(self.route(page, head_size, hq // hk, dtype=dtype, **kwargs))
+        else:
+            routed = bool(self.route(page, head_size, hq // hk))
+        if routed and layout == "triton" and self.grid_stays is not None:
+            routed = not self.grid_stays(batch, hk, page, head_size, dtype, device)
+        return routed
 
 
 class Group:
@@ -450,7 +459,7 @@ def main(argv: list[str] | None = None) -> int:
                 "seq_len": seq_len, "bytes": nbytes,
                 "hip_kernel_on_rocm": layout == "rocm" and hip_kernel_on_rocm(page, hq, hk, hs),
                 "dtype": args.dtype, "max_model_len": args.max_model_len,
-                "routed": ops.routed(page, hs, hq // hk, group.dtype, group.layout),
+                "routed": ops.routed(page, heads, batch, group.dtype, group.layout, dev),
             }  # fmt: skip
             timed = {}
             for kernel in ("op", "today"):
