@@ -25,7 +25,8 @@ fresh32 and fresh32c (session 32's; run fresh32c with --base v0.29.0)
 and fresh33, fresh33k, fresh33kc, fresh33b and fresh33bc (session 33's: the
 backends' metadata builders; the kernel bodies, page alignment and prefill
 capability; v0.29.0's prefix-prefill tiling; boundaries; run the groups
-ending in c with --base v0.29.0).
+ending in c with --base v0.29.0), and band (session 36: patch 20's
+decode_grid_stays_on_unified_attention and TRITON_ATTN's use of it).
 N: only these bugs (numbered over all groups).
 --tree/--python default to the base's fork tree and venv under .fork/.
 
@@ -121,6 +122,10 @@ fresh33bc (292-306, boundaries) 13 of 13 and 2 of 2. The survivor (291:
 with k = v = None, cross-attention's cached K/V, every current-chunk tile
 read the chunk's first 64 tokens from the cache) is caught on both bases
 by the fp32-reference test run with the K/V read from the cache too.
+Session 36: group band (307-314), written with patch 20: 8 of 8 on both
+bases. Patch 20 merged the op call and the prefill rows' slicing in
+TRITON_ATTN's forward under one `if first > 0:`, so bugs 30 and 303 were
+rewritten to the new lines: both caught on both bases.
 """
 
 import argparse
@@ -247,8 +252,8 @@ DISPATCH = [
     (T, "            and key_cache.dtype == query.dtype\n", ""),
     (
         T,
-        "            if max_seqlen_q == 1:\n                return output",
-        "            if max_seqlen_q == 0:\n                return output",
+        "                if max_seqlen_q == 1:\n                    return output",
+        "                if max_seqlen_q == 0:\n                    return output",
     ),
 ]
 
@@ -2205,11 +2210,11 @@ FRESH33B = [  # v0.33.0
         "            if num_decodes > 0 and decode_op:\n",
         "            if num_decodes > 1 and decode_op:\n",
     ),
-    # TRITON_ATTN mixed batch split with exactly one decode row: decode_page_contiguous serves row 0, but cu_seqlens_q/seqused_k/block_table are not sliced while q/out are (query[1:]), so unified_attention reads request 0's metadata for the prefill rows. Batch [1 decode of 600 tokens, 1 prefill chunk of 20 tokens / 100 total] (600 > 5 * 100 -> num_decodes 1; page 64, head 128, 8 q / 2 kv heads, fp16): unified_attention gets 20 query rows with cu_seqlens [0, 1, 21]; 2+ decode rows unchanged.
+    # TRITON_ATTN mixed batch split with exactly one decode row: decode_page_contiguous serves row 0, but cu_seqlens_q/seqused_k/block_table are not sliced while q/out are (query[1:]), so unified_attention reads request 0's metadata for the prefill rows. Batch [1 decode of 600 tokens, 1 prefill chunk of 20 tokens / 100 total] (600 > 5 * 100 -> num_decodes 1; page 64, head 128, 8 q / 2 kv heads, fp16): unified_attention gets 20 query rows with cu_seqlens [0, 1, 21]; 2+ decode rows unchanged. (Since patch 20 the op and the slicing share one `if first > 0:`; the bug now keeps a single decode row off the op, which unified_attention then serves with the batch.)
     (
         "vllm/v1/attention/backends/triton_attn.py",
-        "            if first > 0:\n                # The prefill rows keep unified_attention.\n",
-        "            if first > 1:\n                # The prefill rows keep unified_attention.\n",
+        "            if first > 0:\n                decode_page_contiguous(\n",
+        "            if first > 1:\n                decode_page_contiguous(\n",
     ),
     # Vendor head sizes lose the largest one: get_paged_prefill_capability(head_size=256, num_heads=16, num_kv_heads=2, dtype=bf16, kv_cache_dtype="auto", attn_type=DECODER, ..., vendor_available=True) returns provider None ("head size 256 is not one of ...") where the original returns "vendor"; also refuses head 256 for the triton opt-in (checked first). Head 224 unchanged.
     (
@@ -2231,6 +2236,43 @@ FRESH33B_V029 = [  # v0.29.0
         "        return block_size is None or (\n",
         "        return block_size is not None and (\n",
     ),
+]
+
+
+# Session 36: patch 20's band (decode_grid_stays_on_unified_attention) and
+# TRITON_ATTN's use of it; written with the change, run against its tests.
+BAND_TESTS = (
+    tests_of(
+        "tests/kernels/attention/test_decode_page_contiguous.py",
+        "test_decode_grid_stays_on_unified_attention",
+        "test_decode_grid_stays_on_unified_attention_scales_with_the_sms",
+    )
+    + MIXED_TESTS
+)
+BAND = [
+    # 307-308: either edge of the band moved by one program.
+    (D, "    return 3 * num_sms < num_seqs", "    return 3 * num_sms <= num_seqs"),
+    (D, " <= 4 * num_sms\n", " < 4 * num_sms\n"),
+    # 309: pages of 16 tokens join the band.
+    (D, "    if block_size != 32 or next_power_of_2", "    if block_size > 32 or next_power_of_2"),
+    # 310: fp32 joins the band.
+    (D, " or dtype.itemsize != 2:\n        return False", ":\n        return False"),
+    # 311: sm_100 joins the band.
+    (
+        D,
+        'target.backend != "cuda" or target.arch != 90:',
+        'target.backend != "cuda" or target.arch < 90:',
+    ),
+    # 312: programs counted without the KV heads.
+    (D, "< num_seqs * num_kv_heads <=", "< num_seqs <="),
+    # 313: the backend asks about the query heads' grid.
+    (
+        T,
+        "                first,\n                self.num_kv_heads,\n",
+        "                first,\n                self.num_heads,\n",
+    ),
+    # 314: the backend ignores the answer.
+    (T, "            ):\n                first = 0\n", "            ):\n                pass\n"),
 ]
 
 
@@ -2263,6 +2305,7 @@ GROUPS = [
     ("fresh33kc", FRESH8_TESTS, FRESH33K_V029),
     ("fresh33b", FRESH8_TESTS, FRESH33B),
     ("fresh33bc", FRESH8_TESTS, FRESH33B_V029),
+    ("band", BAND_TESTS, BAND),
 ]
 
 
