@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
-# Builds .gpu/bundle-<base>.tgz for a GPU call (benchmarks/results/**/callN.sh,
-# which source gpu_call_env.sh): the fork's bundle (./vllm-fork bundle) less
-# what no call imports, so that it and the wheels of .gpu/whl fit the device
-# tool's 64 MiB carry beside the tracked tree (the full bundle is 11 MiB, this
-# one about 6.4 MiB): the API server's static files, vllm/benchmarks, the
-# tuned-config JSON files, model definitions other than the registry and its
-# interfaces, and kernel tests other than the attention ones.
+# Builds what a GPU call (benchmarks/results/**/callN.sh, which source
+# gpu_call_env.sh) carries, packed with xz so that both fit the device tool's
+# 64 MiB carry beside the tracked tree (about 50 MiB):
+#
+#   .gpu/bundle-<base>.tar.xz  the fork's bundle (./vllm-fork bundle) less what
+#       no call imports: the API server's static files, vllm/benchmarks, the
+#       tuned-config JSON files, model definitions other than the registry and
+#       its interfaces, and kernel tests other than the attention ones (29 MB
+#       unpacked, 4.4 MB packed; the full bundle is 11 MB as a .tgz). The
+#       page-alignment config tests need the full bundle (they inspect the
+#       Qwen model classes); they run on vLLM's CPU platform, as in CI;
+#   .gpu/site.tar.xz  the wheels of .gpu/whl (README.md, "On a GPU") installed
+#       for CPython 3.12 on x86_64, the GPU machine's Python (12 MB of wheels,
+#       7.4 MB packed: xz packs the installed files tighter than the wheels'
+#       zip does).
 #
 #   benchmarks/gpu_call_bundle.sh [v0.33.0]
 set -euo pipefail
@@ -33,5 +41,13 @@ for f in vllm/model_executor/models/*; do
   esac
 done
 mkdir -p "$root/.gpu"
-tar czf "$root/.gpu/bundle-$base.tgz" .
-ls -l "$root/.gpu/bundle-$base.tgz"
+tar cJf "$work/bundle.tar.xz" .
+mv "$work/bundle.tar.xz" "$root/.gpu/bundle-$base.tar.xz"
+ls -l "$root/.gpu/bundle-$base.tar.xz"
+python3 -m pip install -q --no-index --no-deps --no-compile --only-binary=:all: \
+  --python-version 3.12 --implementation cp --abi cp312 --abi abi3 --abi none \
+  --platform manylinux_2_28_x86_64 --platform manylinux2014_x86_64 \
+  --target "$work/site" "$root"/.gpu/whl/*.whl
+tar cJf "$work/site.tar.xz" -C "$work/site" .
+mv "$work/site.tar.xz" "$root/.gpu/site.tar.xz"
+ls -l "$root/.gpu/site.tar.xz"

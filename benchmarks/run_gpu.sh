@@ -5,21 +5,28 @@
 #   ./vllm-fork bundle                       # where the fork is built
 #   benchmarks/run_gpu.sh .gpu/bundle-v0.33.0.tgz [--quick]   # on the GPU machine
 #
-# Python wheels the GPU machine lacks (pyzmq for chunked_prefill_paged_decode)
-# are installed from .gpu/whl/*.whl if present. Results go to $OUT, else
-# benchmarks/results/latest/. SKIP_TESTS=1 leaves out the kernel tests.
+# The bundle may also be benchmarks/gpu_call_bundle.sh's .tar.xz. Python
+# wheels the GPU machine lacks (pyzmq for chunked_prefill_paged_decode) are
+# unpacked from .gpu/site.tar.xz (gpu_call_bundle.sh) or installed from
+# .gpu/whl/*.whl if present. Results go to $OUT, else
+# benchmarks/results/latest/. SKIP_TESTS=1 leaves out the kernel tests,
+# SKIP_BENCHMARKS=1 the benchmarks.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bundle=${1:?usage: benchmarks/run_gpu.sh BUNDLE [--quick]}
 shift
 out=${OUT:-$root/benchmarks/results/latest}
 mkdir -p "$out"
-if compgen -G "$root/.gpu/whl/*.whl" >/dev/null; then
+if [ -f "$root/.gpu/site.tar.xz" ]; then
+  mkdir -p /tmp/vllm-fork-site
+  tar xJf "$root/.gpu/site.tar.xz" -C /tmp/vllm-fork-site
+  export PYTHONPATH=/tmp/vllm-fork-site${PYTHONPATH:+:$PYTHONPATH}
+elif compgen -G "$root/.gpu/whl/*.whl" >/dev/null; then
   python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/vllm-fork-site "$root"/.gpu/whl/*.whl
   export PYTHONPATH=/tmp/vllm-fork-site${PYTHONPATH:+:$PYTHONPATH}
 fi
 work=$(mktemp -d)
-tar xzf "$bundle" -C "$work"
+tar xf "$bundle" -C "$work"
 export PYTHONPATH=$work${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 # The series' kernel and backend tests at real shapes (bf16 on the GPU).
 # gpu_pytest.py stands in for serving packages the machine lacks and runs
@@ -57,4 +64,6 @@ if [ -n "$cs" ]; then
     grep -hE "ERROR SUMMARY|launched" "$out/prefix/sanitizer_$k.txt"
   done
 fi
-python3 "$root/benchmarks/run.py" --vllm-root "$work" --out-dir "$out" "$@"
+if [ "${SKIP_BENCHMARKS:-0}" != 1 ]; then
+  python3 "$root/benchmarks/run.py" --vllm-root "$work" --out-dir "$out" "$@"
+fi
