@@ -96,6 +96,9 @@ replay):
   s2, s2_wide   head 256 on TRITON_ATTN's layout (sm_90) at 2 stages instead
                 of 3 (5 programs per SM instead of 3), in every launch or
                 only in grids past one wave of 3 per SM (session 35)
+  pair_pipe     min2t on the op after patch 20, both tiles of such a
+                sequence in the pipelined loop, loads in flight together
+                (session 37: 1.07-1.11x at head 128, 128 tokens; slower)
   wave_resident3
                 the wave rule counts 3 programs per SM where the launch
                 takes the sm_90 register cap (TRITON_ATTN's layout, head
@@ -1397,6 +1400,70 @@ EDITS["q_ids_early"] = _Q_IDS_EARLY
 EDITS["empty_exit_now"] = _EMPTY_EXIT_NOW
 EDITS["lean"] = [*_Q_IDS_EARLY, *_EMPTY_EXIT_NOW]
 EDITS["lean_pdl"] = [*_Q_IDS_EARLY, *_EMPTY_EXIT_NOW, *_pdl("end", True)]
+
+# Session 37, on the op after patch 20: min2t with both tiles of such a
+# sequence in the pipelined loop (not the last one before it), so that their
+# K/V loads are in flight together instead of one after the other (min2t's
+# second tile cost about as much as the reduce it saved, session 28). The
+# loop then masks a tile of the last span by the sequence's length (block
+# ids too, where a tile reads several pages), and the reduce keeps reading
+# the split states ahead of the length in grids within one wave.
+_PAIR_PIPE = [
+    *_min_tiles(2),
+    (
+        "    has_last_tile = (tile_end == num_tiles) & (tile_start < tile_end)\n",
+        "    has_last_tile = (tile_end == num_tiles) & (tile_start < tile_end)\n"
+        "    if MIN_SPLIT_LEN > 0:\n"
+        "        has_last_tile = has_last_tile & ((seq_len >= MIN_SPLIT_LEN) | (num_tiles > 2))\n",
+    ),
+    (
+        "    block_ids = _span_block_ids(\n"
+        "        block_table_row,\n"
+        "        tile_start // TILES_PER_SPAN,\n"
+        "        offs_t,\n"
+        "        tile_start < loop_end,\n",
+        "    first_mask = tile_start < loop_end\n"
+        "    if PAGES_PER_TILE > 1:\n"
+        "        first_mask = first_mask & (\n"
+        "            (tile_start // TILES_PER_SPAN != last_span) | (offs_t < tail_tokens)\n"
+        "        )\n"
+        "    block_ids = _span_block_ids(\n"
+        "        block_table_row,\n"
+        "        tile_start // TILES_PER_SPAN,\n"
+        "        offs_t,\n"
+        "        first_mask,\n",
+    ),
+    (
+        "        next_block_ids = _span_block_ids(\n"
+        "            block_table_row,\n"
+        "            (tile_idx + 1) // TILES_PER_SPAN,\n"
+        "            offs_t,\n"
+        "            tile_idx + 1 < loop_end,\n",
+        "        next_mask = tile_idx + 1 < loop_end\n"
+        "        if PAGES_PER_TILE > 1:\n"
+        "            next_mask = next_mask & (\n"
+        "                ((tile_idx + 1) // TILES_PER_SPAN != last_span) | (offs_t < tail_tokens)\n"
+        "            )\n"
+        "        next_block_ids = _span_block_ids(\n"
+        "            block_table_row,\n"
+        "            (tile_idx + 1) // TILES_PER_SPAN,\n"
+        "            offs_t,\n"
+        "            next_mask,\n",
+    ),
+    (
+        "            span_offs < SPAN,\n",
+        "            span_offs < tl.where(tile_idx // TILES_PER_SPAN == last_span, tail_tokens, SPAN),\n",
+    ),
+    (
+        "    if MIN_SPLIT_LEN == 0:\n        # Every split's",
+        "    if MIN_SPLIT_LEN < 1024:\n        # Every split's",
+    ),
+    (
+        "    if MIN_SPLIT_LEN > 0:\n        # A grid split past one wave",
+        "    if MIN_SPLIT_LEN >= 1024:\n        # A grid split past one wave",
+    ),
+]
+EDITS["pair_pipe"] = _PAIR_PIPE
 
 
 def parse_args(argv=None):

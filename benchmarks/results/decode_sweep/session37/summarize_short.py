@@ -37,11 +37,14 @@ def main():
     keys = sorted(next(iter(runs.values())))
     for name, r in runs.items():
         over = sorted((k, v) for k, v in r.items() if v[0] > 1.02)
-        print(f"{name}: {len(r)} points, {min(v[0] for v in r.values()):.3f}-"
-              f"{max(v[0] for v in r.values()):.3f}, over 1.02x: {len(over)}")
+        print(
+            f"{name}: {len(r)} points, {min(v[0] for v in r.values()):.3f}-"
+            f"{max(v[0] for v in r.values()):.3f}, over 1.02x: {len(over)}"
+        )
         for k, (ratio, diff) in over:
-            print(f"    {k[0]} page {k[1]} batch {k[2]} {k[3]} tokens: "
-                  f"{ratio:.3f} (+{diff:.2f} us)")
+            print(
+                f"    {k[0]} page {k[1]} batch {k[2]} {k[3]} tokens: {ratio:.3f} (+{diff:.2f} us)"
+            )
     try:
         import matplotlib
 
@@ -51,12 +54,12 @@ def main():
         return
     fig, ax = plt.subplots(figsize=(14, 5))
     for i, (name, r) in enumerate(runs.items()):
-        ax.scatter(range(len(keys)), [r[k][0] for k in keys], s=9, label=name,
-                   marker="os^vD"[i])
+        ax.scatter(range(len(keys)), [r[k][0] for k in keys], s=9, label=name, marker="os^vD"[i])
     ax.axhline(1.02, color="red", lw=0.8)
     ax.set_xticks([i for i, k in enumerate(keys) if k[2:] == (1, 64)])
-    ax.set_xticklabels([f"{k[0]} p{k[1]}" for k in keys if k[2:] == (1, 64)],
-                       rotation=90, fontsize=7)
+    ax.set_xticklabels(
+        [f"{k[0]} p{k[1]}" for k in keys if k[2:] == (1, 64)], rotation=90, fontsize=7
+    )
     ax.set_ylabel("op / unified_attention time")
     ax.set_title("Batch 1-4, 64-256 tokens (per group: batch-major, then length)")
     ax.legend(fontsize=8)
