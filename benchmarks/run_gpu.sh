@@ -31,8 +31,8 @@ export PYTHONPATH=$work${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 # The series' kernel and backend tests at real shapes (bf16 on the GPU).
 # gpu_pytest.py stands in for serving packages the machine lacks and runs
 # pytest without vLLM's conftest. The out-of-bounds guards run their child
-# under the Triton interpreter, which needs NumPy < 2.4 (carry numpy 2.3.x in
-# .gpu/whl where the machine has a newer one). The page-alignment test builds
+# under the Triton interpreter, which needs NumPy < 2.4 where Triton predates
+# the fix for triton-lang/triton#9171 (carry numpy 2.3.x in .gpu/whl there). The page-alignment test builds
 # vLLM's config objects and runs no kernel: it runs on vLLM's CPU platform
 # (the CUDA one calls compiled extensions the bundle lacks).
 # test_prefix_prefill.py is vLLM's own file: only the series' tests in it run.
