@@ -32,9 +32,10 @@ export PYTHONPATH=$work${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 # gpu_pytest.py stands in for serving packages the machine lacks and runs
 # pytest without vLLM's conftest. The out-of-bounds guards run their child
 # under the Triton interpreter, which needs NumPy < 2.4 where Triton predates
-# the fix for triton-lang/triton#9171 (carry numpy 2.3.x in .gpu/whl there). The page-alignment test builds
-# vLLM's config objects and runs no kernel: it runs on vLLM's CPU platform
-# (the CUDA one calls compiled extensions the bundle lacks).
+# the fix for triton-lang/triton#9171 (carry numpy 2.3.x in .gpu/whl there).
+# The page-alignment test builds vLLM's config objects and runs no kernel: it
+# runs on vLLM's CPU platform (the CUDA one calls compiled extensions the
+# bundle lacks).
 # test_prefix_prefill.py is vLLM's own file: only the series' tests in it run.
 tests=$(grep -E '^tests/(kernels|v1)/' "$work/series-tests.txt" | grep -v 'page_alignment\|test_prefix_prefill' || true)
 if grep -q test_prefix_prefill "$work/series-tests.txt"; then
