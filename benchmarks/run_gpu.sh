@@ -5,7 +5,8 @@
 #   ./vllm-fork bundle                       # where the fork is built
 #   benchmarks/run_gpu.sh .gpu/bundle-v0.33.0.tgz [--quick]   # on the GPU machine
 #
-# The bundle may also be benchmarks/gpu_call_bundle.sh's .tar.xz. Python
+# The bundle may also be benchmarks/gpu_call_bundle.sh's .tar.xz (without the
+# model classes, so the page-alignment config tests fail to import). Python
 # wheels the GPU machine lacks (pyzmq for chunked_prefill_paged_decode) are
 # unpacked from .gpu/site.tar.xz (gpu_call_bundle.sh) or installed from
 # .gpu/whl/*.whl if present. Results go to $OUT, else
