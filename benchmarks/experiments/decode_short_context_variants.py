@@ -99,6 +99,11 @@ replay):
   pair_pipe     min2t on the op after patch 20, both tiles of such a
                 sequence in the pipelined loop, loads in flight together
                 (session 37: 1.07-1.11x at head 128, 128 tokens; slower)
+  sub2, sub2_p2, sub4, sub_all
+                a sequence of 2 (2, up to 4, any number of) tiles with at
+                least twice as many live splits spreads each tile over up
+                to 4 (2) programs of 16-32 tokens, masked loads; the
+                reduce reads their states (session 38)
   wave_resident3
                 the wave rule counts 3 programs per SM where the launch
                 takes the sm_90 register cap (TRITON_ATTN's layout, head
@@ -1464,6 +1469,86 @@ _PAIR_PIPE = [
     ),
 ]
 EDITS["pair_pipe"] = _PAIR_PIPE
+
+
+def _sub_tiles(max_tiles: int, max_parts: int):
+    """A sequence of 2..max_tiles tiles, with at least twice as many live
+    splits as tiles, spreads each tile over up to max_parts programs (parts of
+    at least 16 tokens, masked loads), so that fewer bytes go through each
+    program's SM; a part past the sequence's end writes an empty state, and
+    the reduce reads num_tiles * parts states (session 38)."""
+    helper = (
+        "@triton.jit\n"
+        "def _tile_parts(num_tiles, live_splits, TILE_SIZE: tl.constexpr):\n"
+        "    per_tile = live_splits // tl.maximum(num_tiles, 1)\n"
+        "    parts = tl.full([], 1, tl.int32)\n"
+        f"    if {max_parts} >= 2:\n"
+        "        if TILE_SIZE >= 32:\n"
+        "            parts = tl.where(per_tile >= 2, 2, parts)\n"
+        f"    if {max_parts} >= 4:\n"
+        "        if TILE_SIZE >= 64:\n"
+        "            parts = tl.where(per_tile >= 4, 4, parts)\n"
+        f"    return tl.where((num_tiles >= 2) & (num_tiles <= {max_tiles}), parts, 1)\n"
+        "\n\n"
+    )
+    return [
+        ("@triton.jit\ndef _span_block_ids(", helper + "@triton.jit\ndef _span_block_ids("),
+        (
+            "    tile_end = tile_start + min_tiles + (split_idx < num_longer).to(tl.int32)\n",
+            "    tile_end = tile_start + min_tiles + (split_idx < num_longer).to(tl.int32)\n"
+            "    parts = _tile_parts(num_tiles, live_splits, TILE_SIZE)\n"
+            "    part_tile = split_idx // parts\n"
+            "    part_idx = split_idx % parts\n"
+            "    tile_start = tl.where(parts > 1, part_tile, tile_start)\n"
+            "    tile_end = tl.where(parts > 1, tl.minimum(part_tile + 1, num_tiles), tile_end)\n",
+        ),
+        (
+            "    has_last_tile = (tile_end == num_tiles) & (tile_start < tile_end)\n"
+            "    span_offs = (num_tiles - 1 - last_span * TILES_PER_SPAN) * TILE_SIZE + offs_t\n"
+            "    tok_mask = span_offs < tail_tokens\n",
+            "    has_last_tile = (tile_end == num_tiles) & (tile_start < tile_end)\n"
+            "    pre_tile = tl.where(parts > 1, tile_start, num_tiles - 1)\n"
+            "    pre_span = tl.where(parts > 1, pre_tile // TILES_PER_SPAN, last_span)\n"
+            "    tile_base = (pre_tile - pre_span * TILES_PER_SPAN) * TILE_SIZE\n"
+            "    span_offs = tile_base + offs_t\n"
+            "    tile_limit = tl.where(pre_span == last_span, tail_tokens, SPAN)\n"
+            "    part_size = TILE_SIZE // parts\n"
+            "    tok_mask = (span_offs < tile_limit) & (offs_t // part_size == part_idx)\n"
+            "    has_pre = tl.where(\n"
+            "        parts > 1,\n"
+            "        (tile_start < tile_end) & (tile_base + part_idx * part_size < tile_limit),\n"
+            "        has_last_tile,\n"
+            "    )\n",
+        ),
+        (
+            "            block_table_row + last_span, mask=has_last_tile, other=0\n",
+            "            block_table_row + pre_span, mask=has_pre, other=0\n",
+        ),
+        (
+            "            last_span,\n            span_offs,\n            tok_mask & has_last_tile,\n",
+            "            pre_span,\n            span_offs,\n            tok_mask & has_pre,\n",
+        ),
+        ("    if has_last_tile:\n        m_i, l_i, acc", "    if has_pre:\n        m_i, l_i, acc"),
+        (
+            "    loop_end = tl.where(has_last_tile, tile_end - 1, tile_end)\n",
+            "    loop_end = tl.where(\n"
+            "        parts > 1, tile_start, tl.where(has_last_tile, tile_end - 1, tile_end)\n"
+            "    )\n",
+        ),
+        (
+            "    num_live = tl.minimum(num_tiles, num_splits)\n",
+            "    parts = _tile_parts(num_tiles, num_splits, TILE_SIZE)\n"
+            "    num_live = tl.where(\n"
+            "        parts > 1, num_tiles * parts, tl.minimum(num_tiles, num_splits)\n"
+            "    )\n",
+        ),
+    ]
+
+
+EDITS["sub2"] = _sub_tiles(2, 4)
+EDITS["sub2_p2"] = _sub_tiles(2, 2)
+EDITS["sub4"] = _sub_tiles(4, 4)
+EDITS["sub_all"] = _sub_tiles(1 << 20, 4)
 
 
 def parse_args(argv=None):
