@@ -104,6 +104,10 @@ replay):
                 least twice as many live splits spreads each tile over up
                 to 4 (2) programs of 16-32 tokens, masked loads; the
                 reduce reads their states (session 38)
+  parts_few2, parts_few4
+                sub4 compiled in only for batches of at most 2 (4)
+                (sequence, KV head) programs on TRITON_ATTN's layout; the
+                same kernel as the op's elsewhere (session 38)
   wave_resident3
                 the wave rule counts 3 programs per SM where the launch
                 takes the sm_90 register cap (TRITON_ATTN's layout, head
@@ -1549,6 +1553,97 @@ EDITS["sub2"] = _sub_tiles(2, 4)
 EDITS["sub2_p2"] = _sub_tiles(2, 2)
 EDITS["sub4"] = _sub_tiles(4, 4)
 EDITS["sub_all"] = _sub_tiles(1 << 20, 4)
+
+
+def _few_program_parts(max_programs: int):
+    """_sub_tiles(4, 4) compiled in only where the batch gives at most
+    max_programs (sequence, KV head) programs on TRITON_ATTN's layout (a
+    constexpr TILE_PARTS, 1 elsewhere: the same kernel as the op's); call 108
+    found it faster only with one or two such programs (session 38)."""
+    helper = (
+        "@triton.jit\n"
+        "def _tile_parts(num_tiles, live_splits, TILE_PARTS: tl.constexpr):\n"
+        "    per_tile = live_splits // tl.maximum(num_tiles, 1)\n"
+        "    parts = tl.where(per_tile >= 2, 2, 1)\n"
+        "    if TILE_PARTS >= 4:\n"
+        "        parts = tl.where(per_tile >= 4, 4, parts)\n"
+        "    return tl.where((num_tiles >= 2) & (num_tiles <= 4), parts, 1)\n"
+        "\n\n"
+    )
+    return [
+        ("@triton.jit\ndef _span_block_ids(", helper + "@triton.jit\ndef _span_block_ids("),
+        (
+            "    MIN_SPLIT_LEN: tl.constexpr,  # shorter sequences are not split (0: none)\n",
+            "    MIN_SPLIT_LEN: tl.constexpr,  # shorter sequences are not split (0: none)\n"
+            "    TILE_PARTS: tl.constexpr,\n",
+        ),
+        (
+            "    MIN_SPLIT_LEN: tl.constexpr,\n    DIM_BLOCK",
+            "    MIN_SPLIT_LEN: tl.constexpr,\n    TILE_PARTS: tl.constexpr,\n    DIM_BLOCK",
+        ),
+        (
+            "        MIN_SPLIT_LEN=min_split_len,\n        # Exact fp32",
+            "        MIN_SPLIT_LEN=min_split_len,\n        TILE_PARTS=tile_parts,\n        # Exact fp32",
+        ),
+        (
+            "            MIN_SPLIT_LEN=min_split_len,\n            DIM_BLOCK",
+            "            MIN_SPLIT_LEN=min_split_len,\n            TILE_PARTS=tile_parts,\n            DIM_BLOCK",
+        ),
+        (
+            "    min_split_len = _WAVE_SPLIT_MIN_LEN if use_splits and past_one_wave else 0\n",
+            "    min_split_len = _WAVE_SPLIT_MIN_LEN if use_splits and past_one_wave else 0\n"
+            "    tile_parts = (\n"
+            "        min(4, tile_size // 16)\n"
+            f"        if use_splits and key_cache.dim() == 4 and num_seqs * num_kv_heads <= {max_programs}\n"
+            "        else 1\n"
+            "    )\n",
+        ),
+        (
+            "    tile_end = tile_start + min_tiles + (split_idx < num_longer).to(tl.int32)\n",
+            "    tile_end = tile_start + min_tiles + (split_idx < num_longer).to(tl.int32)\n"
+            "    if TILE_PARTS > 1:\n"
+            "        parts = _tile_parts(num_tiles, live_splits, TILE_PARTS)\n"
+            "        part_tile = split_idx // parts\n"
+            "        part_idx = split_idx % parts\n"
+            "        tile_start = tl.where(parts > 1, part_tile, tile_start)\n"
+            "        tile_end = tl.where(parts > 1, tl.minimum(part_tile + 1, num_tiles), tile_end)\n",
+        ),
+        (
+            "    tok_mask = span_offs < tail_tokens\n",
+            "    tok_mask = span_offs < tail_tokens\n"
+            "    if TILE_PARTS > 1:\n"
+            "        pre_tile = tl.where(parts > 1, tile_start, num_tiles - 1)\n"
+            "        pre_span = pre_tile // TILES_PER_SPAN\n"
+            "        tile_base = (pre_tile - pre_span * TILES_PER_SPAN) * TILE_SIZE\n"
+            "        span_end = tl.where(pre_span == last_span, tail_tokens, SPAN)\n"
+            "        part_size = TILE_SIZE // parts\n"
+            "        span_offs = tile_base + offs_t\n"
+            "        tok_mask = (span_offs < span_end) & (offs_t // part_size == part_idx)\n"
+            "        has_last_tile = tl.where(\n"
+            "            parts > 1,\n"
+            "            (tile_start < tile_end) & (tile_base + part_idx * part_size < span_end),\n"
+            "            has_last_tile,\n"
+            "        )\n"
+            "        last_span = pre_span\n",
+        ),
+        (
+            "    loop_end = tl.where(has_last_tile, tile_end - 1, tile_end)\n",
+            "    loop_end = tl.where(has_last_tile, tile_end - 1, tile_end)\n"
+            "    if TILE_PARTS > 1:\n"
+            "        loop_end = tl.where(parts > 1, tile_start, loop_end)\n",
+        ),
+        (
+            "    num_live = tl.minimum(num_tiles, num_splits)\n",
+            "    num_live = tl.minimum(num_tiles, num_splits)\n"
+            "    if TILE_PARTS > 1:\n"
+            "        parts = _tile_parts(num_tiles, num_splits, TILE_PARTS)\n"
+            "        num_live = tl.where(parts > 1, num_tiles * parts, num_live)\n",
+        ),
+    ]
+
+
+EDITS["parts_few2"] = _few_program_parts(2)
+EDITS["parts_few4"] = _few_program_parts(4)
 
 
 def parse_args(argv=None):
