@@ -108,6 +108,7 @@ replay):
                 sub4 compiled in only for batches of at most 2 (4)
                 (sequence, KV head) programs on TRITON_ATTN's layout; the
                 same kernel as the op's elsewhere (session 38)
+  parts_few2s   parts_few2 with shifts for the parts' divisions (session 38)
   wave_resident3
                 the wave rule counts 3 programs per SM where the launch
                 takes the sm_90 register cap (TRITON_ATTN's layout, head
@@ -1644,6 +1645,32 @@ def _few_program_parts(max_programs: int):
 
 EDITS["parts_few2"] = _few_program_parts(2)
 EDITS["parts_few4"] = _few_program_parts(4)
+
+
+def _few_program_parts_shift(max_programs: int):
+    """_few_program_parts with the parts a power of two taken as shifts: no
+    integer division by a runtime value (session 38)."""
+    edits = []
+    for old, new in _few_program_parts(max_programs):
+        new = new.replace(
+            "        part_tile = split_idx // parts\n        part_idx = split_idx % parts\n",
+            "        part_shift = (parts > 1).to(tl.int32) + (parts > 2).to(tl.int32)\n"
+            "        part_tile = split_idx >> part_shift\n"
+            "        part_idx = split_idx & (parts - 1)\n",
+        )
+        new = new.replace(
+            "        part_size = TILE_SIZE // parts\n",
+            "        part_size = TILE_SIZE >> part_shift\n",
+        )
+        new = new.replace(
+            "(offs_t // part_size == part_idx)",
+            "((offs_t * parts) // TILE_SIZE == part_idx)",
+        )
+        edits.append((old, new))
+    return edits
+
+
+EDITS["parts_few2s"] = _few_program_parts_shift(2)
 
 
 def parse_args(argv=None):
