@@ -109,6 +109,8 @@ replay):
                 (sequence, KV head) programs on TRITON_ATTN's layout; the
                 same kernel as the op's elsewhere (session 38)
   parts_few2s   parts_few2 with shifts for the parts' divisions (session 38)
+  no_tile_parts on the op after patch 21 (parts_few2 shipped): no tile parts
+                (session 38)
   wave_resident3
                 the wave rule counts 3 programs per SM where the launch
                 takes the sm_90 register cap (TRITON_ATTN's layout, head
@@ -1671,6 +1673,8 @@ def _few_program_parts_shift(max_programs: int):
 
 
 EDITS["parts_few2s"] = _few_program_parts_shift(2)
+# On the op with tile parts (v0.33.0 patch 21): its config spreads none.
+EDITS["no_tile_parts"] = [("            tile_parts = tile // 16\n", "            tile_parts = 1\n")]
 
 
 def parse_args(argv=None):
