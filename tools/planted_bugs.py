@@ -25,8 +25,9 @@ fresh32 and fresh32c (session 32's; run fresh32c with --base v0.29.0)
 and fresh33, fresh33k, fresh33kc, fresh33b and fresh33bc (session 33's: the
 backends' metadata builders; the kernel bodies, page alignment and prefill
 capability; v0.29.0's prefix-prefill tiling; boundaries; run the groups
-ending in c with --base v0.29.0), and band (session 36: patch 20's
-decode_grid_stays_on_unified_attention and TRITON_ATTN's use of it).
+ending in c with --base v0.29.0), band (session 36: patch 20's
+decode_grid_stays_on_unified_attention and TRITON_ATTN's use of it) and
+parts (session 38: patch 21's tile parts).
 N: only these bugs (numbered over all groups).
 --tree/--python default to the base's fork tree and venv under .fork/.
 
@@ -126,6 +127,8 @@ Session 36: group band (307-314), written with patch 20: 8 of 8 on both
 bases. Patch 20 merged the op call and the prefill rows' slicing in
 TRITON_ATTN's forward under one `if first > 0:`, so bugs 30 and 303 were
 rewritten to the new lines: both caught on both bases.
+Session 38: group parts (315-330), written with patch 21: 16 of 16 on
+both bases.
 """
 
 import argparse
@@ -2276,6 +2279,80 @@ BAND = [
 ]
 
 
+# Session 38: patch 21's tile parts (short sequences spread over several
+# programs in batches of one or two); written with the change, run against
+# the op's tests of it.
+PARTS_TESTS = tests_of(
+    "tests/kernels/attention/test_decode_page_contiguous.py",
+    "test_few_program_batches_spread_short_sequences_over_tile_parts",
+    "test_tile_parts_only_in_split_batches_of_few_programs",
+    "test_launch_config_is_pinned_per_target",
+)
+PARTS = [
+    # 315: a part attends its whole tile.
+    (
+        D,
+        "tok_mask = (span_offs < span_len) & (offs_t // part_size == part_idx)",
+        "tok_mask = span_offs < span_len",
+    ),
+    # 316: a part past the sequence's end attends a tile with no token.
+    (
+        D,
+        "(tile_start < tile_end) & (tile_base + part_idx * part_size < span_len)",
+        "(tile_start < tile_end)",
+    ),
+    # 317: a program with a part also runs its tile in the loop.
+    (
+        D,
+        "        loop_end = tl.where(parts > 1, tile_start, loop_end)\n",
+        "        loop_end = loop_end\n",
+    ),
+    # 318: the reduce reads min(num_tiles, num_splits) states.
+    (
+        D,
+        "        num_live = tl.where(parts > 1, num_tiles * parts, num_live)\n",
+        "        num_live = num_live\n",
+    ),
+    # 319-320: batches of three programs spread; two do not.
+    (D, "_TILE_PARTS_MAX_PROGRAMS = 2\n", "_TILE_PARTS_MAX_PROGRAMS = 3\n"),
+    (
+        D,
+        "num_seqs * num_kv_heads <= _TILE_PARTS_MAX_PROGRAMS",
+        "num_seqs * num_kv_heads < _TILE_PARTS_MAX_PROGRAMS",
+    ),
+    # 321-322: sequences of five tiles, or of one, spread.
+    (D, "(num_tiles >= 2) & (num_tiles <= 4)", "(num_tiles >= 2) & (num_tiles <= 5)"),
+    (D, "(num_tiles >= 2) & (num_tiles <= 4)", "(num_tiles >= 1) & (num_tiles <= 4)"),
+    # 323-324: 4 parts at 3 splits per tile; 2 parts at 1.
+    (D, "parts = tl.where(per_tile >= 4, 4, parts)", "parts = tl.where(per_tile >= 3, 4, parts)"),
+    (D, "parts = tl.where(per_tile >= 2, 2, 1)", "parts = tl.where(per_tile >= 1, 2, 1)"),
+    # 325: 32-token parts on sm_90.
+    (D, "            tile_parts = tile // 16\n", "            tile_parts = tile // 32\n"),
+    # 326: the last span's length taken for every span.
+    (
+        D,
+        "span_len = tl.where(lead_span == last_span, tail_tokens, SPAN)",
+        "span_len = tail_tokens",
+    ),
+    # 327: a part's tile end not bounded by the sequence's tiles.
+    (D, "tl.minimum(tile_start + 1, num_tiles)", "tile_start + 1"),
+    # 328: the part index taken as the tile index.
+    (D, "part_idx = split_idx % parts", "part_idx = split_idx // parts"),
+    # 329: unsplit launches get the parts too.
+    (
+        D,
+        "tile_parts = config.tile_parts if use_splits and few_programs else 1",
+        "tile_parts = config.tile_parts if few_programs else 1",
+    ),
+    # 330: the x-packed layout spreads too.
+    (
+        D,
+        "        if dtype.itemsize == 2 and not x_packed:\n            # Parts",
+        "        if dtype.itemsize == 2:\n            # Parts",
+    ),
+]
+
+
 # (group, tests, bugs); bugs are numbered over all groups in this order.
 GROUPS = [
     ("dispatch", DISPATCH_TESTS, DISPATCH),
@@ -2306,6 +2383,7 @@ GROUPS = [
     ("fresh33b", FRESH8_TESTS, FRESH33B),
     ("fresh33bc", FRESH8_TESTS, FRESH33B_V029),
     ("band", BAND_TESTS, BAND),
+    ("parts", PARTS_TESTS, PARTS),
 ]
 
 
