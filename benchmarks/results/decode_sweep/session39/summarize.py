@@ -70,7 +70,7 @@ def heldout(points):
     print(f"call 113: {len(points)} points, op/today {min(ratios):.3f}-{max(ratios):.3f}")
     print(f"{'':14} {'points':>6} {'op/today':>14} {'median':>7} {'over 1.02x':>11}")
     for head in (128, 256):
-        for lo, hi, label in ((64, 256, "64-256"), (512, 2048, "512-2K")):
+        for lo, hi, label in ((64, 256, "64-256"), (1024, 1024, "1K")):
             rows = [p for p in points if p["heads"][2] == head and lo <= p["seq_len"] <= hi]
             r = [p["base_us"] / p["today_us"] for p in rows]
             print(
