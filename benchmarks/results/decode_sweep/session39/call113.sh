@@ -2,7 +2,7 @@
 # GPU call 113 (session 39): the op as built (v0.33.0 series, patch 21
 # included) against unified_attention over short and mid contexts on head
 # shapes no routing boundary was measured on: 24/8/128, 40/8/128, 28/4/128,
-# 64/8/128, 6/1/128, 16/4/128, 14/2/128, 16/16/128 (one query head per KV
+# 64/8/128, 6/1/128, 14/2/128, 16/16/128 (one query head per KV
 # head, pages that are multiples of 64 only), 12/4/256, 20/4/256, 32/4/256,
 # 6/1/256; one or two pages each from 16 to 1088; batch 1, 2, 4 and 16;
 # 64 tokens to 1K; bf16, TRITON_ATTN's layout, each call after its KV-cache
