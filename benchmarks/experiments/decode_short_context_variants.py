@@ -1675,6 +1675,17 @@ def _few_program_parts_shift(max_programs: int):
 EDITS["parts_few2s"] = _few_program_parts_shift(2)
 # On the op with tile parts (v0.33.0 patch 21): its config spreads none.
 EDITS["no_tile_parts"] = [("            tile_parts = tile // 16\n", "            tile_parts = 1\n")]
+# On the op with tile parts: a part's token mask by two compares instead of a
+# division of every token offset by the (runtime) part size (session 39).
+EDITS["parts_cmp"] = [
+    (
+        "        tok_mask = (span_offs < span_len) & (offs_t // part_size == part_idx)\n",
+        "        part_start = part_idx * part_size\n"
+        "        tok_mask = (\n"
+        "            (span_offs < span_len) & (offs_t >= part_start) & (offs_t < part_start + part_size)\n"
+        "        )\n",
+    )
+]
 
 
 def parse_args(argv=None):
