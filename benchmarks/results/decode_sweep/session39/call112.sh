@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# GPU call 112 (session 39), on the v0.33.0 series with patch 21 as committed
+# GPU call 112 (session 39; it replaces session 38's call 111, which never
+# ran), on the v0.33.0 series with patch 21 as committed
 # (tile parts in batches of at most two programs):
 # 1) the op's tile-parts and pinned-config tests on the GPU, where the sm_90
 #    config spreads tiles;
