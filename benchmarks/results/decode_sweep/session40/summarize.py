@@ -4,8 +4,6 @@ JSON files (each named after the GPU it ran on):
 
 - `decode_heldout_short_<gpu>.json`: the op as built (v0.33.0 series) against
   unified_attention on held-out head shapes, batch 1-16, 64 tokens to 1K;
-- `decode_parts_cmp_<gpu>.json`: parts_cmp (a part's token mask by compares)
-  against the op as built and no_tile_parts;
 - `decode_tile_parts_<gpu>.json`: call 112's groups again, the op as built
   against no_tile_parts and unified_attention, 64 tokens to 32K.
 
@@ -84,15 +82,6 @@ def main():
         print("over 1.02x:")
         over(points, "base")
         errors(points, ["base"])
-    for gpu, points in runs("decode_parts_cmp"):
-        print(f"\n## parts_cmp ({gpu}): {len(points)} points")
-        table(points, ["base", "no_tile_parts", "parts_cmp"], LENGTHS[:2])
-        r = [ratio(p, "parts_cmp", "base") for p in points]
-        print(f"parts_cmp / base: {min(r):.3f}-{max(r):.3f}, median {statistics.median(r):.3f}")
-        for k in ("base", "parts_cmp"):
-            print(f"{k} over 1.02x:")
-            over(points, k)
-        errors(points, ["base", "no_tile_parts", "parts_cmp"])
     for gpu, points in runs("decode_tile_parts"):
         print(f"\n## call 112's groups ({gpu}): {len(points)} points")
         table(points, ["base", "no_tile_parts"], LENGTHS)
