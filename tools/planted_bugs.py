@@ -2347,8 +2347,14 @@ PARTS = [
     # 330: the x-packed layout spreads too.
     (
         D,
-        "        if dtype.itemsize == 2 and not x_packed:\n            # Parts",
-        "        if dtype.itemsize == 2:\n            # Parts",
+        "if dtype.itemsize == 2 and not x_packed and key[0] <= 128:",
+        "if dtype.itemsize == 2 and key[0] <= 128:",
+    ),
+    # 331 (session 40): head 256 spreads too.
+    (
+        D,
+        "if dtype.itemsize == 2 and not x_packed and key[0] <= 128:",
+        "if dtype.itemsize == 2 and not x_packed and key[0] <= 256:",
     ),
 ]
 
