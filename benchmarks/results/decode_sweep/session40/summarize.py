@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Session 40: prints the tables of this folder's README from call 114's
-JSON files (each named after the GPU it ran on):
+"""Session 40: prints the tables of this folder's README from calls 114 and
+115's JSON files (each named after the GPU it ran on):
 
 - `decode_heldout_short_<gpu>.json`: the op as built (v0.33.0 series) against
   unified_attention on held-out head shapes, batch 1-16, 64 tokens to 1K;
 - `decode_tile_parts_<gpu>.json`: call 112's groups again, the op as built
-  against no_tile_parts and unified_attention, 64 tokens to 32K.
+  against no_tile_parts and unified_attention, 64 tokens to 32K;
+- call 115 (`*_amended.json`): the same two runs on patch 21 as amended
+  (tiles spread at head sizes up to 128 only).
 
     python3 benchmarks/results/decode_sweep/session40/summarize.py
 """
@@ -89,6 +91,14 @@ def main():
             print(f"{k} over 1.02x:")
             over(points, k)
         errors(points, ["base", "no_tile_parts"])
+        if not gpu.endswith("_amended"):
+            # Patch 21 as amended after call 114: tiles spread at head 128
+            # only, so head 256 runs what no_tile_parts ran.
+            r = [ratio(p, "base" if p["heads"][2] == 128 else "no_tile_parts") for p in points]
+            print(
+                f"as amended (parts at head 128 only): op/today {min(r):.3f}-{max(r):.4f}, "
+                f"over 1.02x: {sum(x > 1.02 for x in r)}"
+            )
 
 
 if __name__ == "__main__":
