@@ -91,7 +91,7 @@ def main():
             print(f"{k} over 1.02x:")
             over(points, k)
         errors(points, ["base", "no_tile_parts"])
-        if not gpu.endswith("_amended"):
+        if "_amended" not in gpu:
             # Patch 21 as amended after call 114: tiles spread at head 128
             # only, so head 256 runs what no_tile_parts ran.
             r = [ratio(p, "base" if p["heads"][2] == 128 else "no_tile_parts") for p in points]
