@@ -5,10 +5,14 @@
 # tests: the tree had grown past the device tool's carry limit with
 # .gpu/site.tar.xz, so this call carries .gpu/site-ops.tar.xz (the same
 # wheels less openai and openai_harmony, which only the backends import)
-# and .gpu/bundle-v0.33.0.tar.xz. Output names end in _amended_c116.
+# and .gpu/bundle-v0.33.0.tar.xz, with stub_openai.py as sitecustomize
+# (the first run, without it, failed importing openai_harmony; the second ran
+# the same stub written inline). Output names end in _amended_c116.
 set -u
 cd "$(dirname "$0")/../../../.."
 GPU_SITE=.gpu/site-ops.tar.xz source benchmarks/gpu_call_env.sh
+# vllm.config imports openai_harmony (through vllm.reasoning): stub both.
+cp benchmarks/results/decode_sweep/session40/stub_openai.py /tmp/site/sitecustomize.py
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
 E=benchmarks/experiments/decode_short_context_variants.py
 S=amended_c116
