@@ -120,7 +120,7 @@ def import_with_stand_ins(import_all, limit: int = 60) -> list[str]:
 
 
 def edited_module(src: str, name: str, edits) -> tuple[types.ModuleType, str]:
-    """Import a copy of a module's source with edits applied (experiments
+    """Import a copy of a module's source with edits applied (benchmarks
     that try kernel variants without touching the fork). Each edit is
     (old, new), `old` occurring exactly once, or a function of the source.
     Returns the module and its edited source; ValueError names an edit

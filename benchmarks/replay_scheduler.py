@@ -142,7 +142,7 @@ KERNELS = (
 )  # fmt: skip
 FAST_PREFILL = ("paged_prefill_aligned", "run_vendor_paged_prefill")
 FAST_DECODE = ("decode_page_contiguous",)
-TRACE_DIR = os.path.join(HERE, "results", "replay_scheduler", "traces")
+TRACE_DIR = os.path.join(HERE, "scheduler_traces")
 UPSTREAM_TAG = "v0.33.0"
 # Rough rates per variant for the time estimate printed before a run (from
 # benchmarks/results/{prefill,decode}: TFLOP/s for prefill, fraction of

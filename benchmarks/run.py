@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """One entry point for every GPU benchmark of the series.
 
-    python3 benchmarks/run.py --vllm-root DIR --out-dir OUT [--quick] [--only NAME,...]
+    python3 benchmarks/run.py --vllm-root DIR [--out-dir OUT] [--quick] [--only NAME,...]
 
 DIR holds the fork's vllm/ (a source tree, or an unpacked `./vllm-fork bundle`).
 Runs, in order, each in its own process (a crash in one does not stop the rest):
@@ -13,10 +13,12 @@ Runs, in order, each in its own process (a crash in one does not stop the rest):
   prefill  q=4096 chunk: aligned Triton paged prefill vs unified_attention vs context_attention_fwd
   replay_scheduler  the concurrency-10 steps vLLM's scheduler produced (results/replay_scheduler/
            traces), timed through each backend's real forward, upstream tree vs series tree
-  prefix   prefix_prefill tiles: 32/32 vs 128/64 vs the chosen tiles, and the block-table
+  prefix_prefill  prefix_prefill tiles: 32/32 vs 128/64 vs the chosen tiles, and the block-table
            fix's cost against the release's kernel (from the bundle's base/ folder)
+  paged_attention_2d_strides  ROCM_ATTN's Triton decode fallback: int64 unit strides vs specialized
 
-Each writes JSON (with the environment) and a PNG under OUT/<name>/. --quick
+Each writes JSON (with the environment) and a PNG under OUT/<name>/, the
+names of the folders under benchmarks/results/ (OUT defaults to it). --quick
 trims every benchmark to a few points so the whole run takes a few minutes.
 """
 
@@ -49,15 +51,20 @@ BENCHMARKS = {
         [],
         ["--tiers", "16K-32K", "--decode-stride", "32", "--reps", "2"],
     ),
-    "prefix": (
+    "prefix_prefill": (
         "kernels/bench_prefix_prefill_tiles.py",
-        [],
-        ["--pages", "544,832", "--configs", "32/32/32/4,128/64/32/4,128/64/64/8", "--rep-ms", "100"],
+        ["--configs", "32/32/32/4,128/64/32/4,128/64/64/8"],
+        ["--pages", "544,832", "--rep-ms", "100"],
+    ),
+    "paged_attention_2d_strides": (
+        "kernels/bench_paged_attention_2d_strides.py",
+        ["--pages", "16,64,544,784,1056", "--batches", "1,16,64", "--reps", "3", "--cache-gib", "16"],
+        ["--pages", "64,784", "--batches", "1,16"],
     ),
 }
 # How each script names its output-folder and vLLM-root options.
-OUT_FLAG = {"prefill": "--out", "prefix": "--out"}
-TAKES_VLLM_ROOT = {"replay", "decode", "decode_sweep", "prefix", "replay_scheduler"}
+OUT_FLAG = {"prefill": "--out", "prefix_prefill": "--out"}
+TAKES_VLLM_ROOT = {"replay", "decode", "decode_sweep", "prefix_prefill", "replay_scheduler", "paged_attention_2d_strides"}
 # Where `./vllm-fork bundle` puts the release's own version of a modified file.
 BASE_PREFIX_PREFILL = "base/vllm/v1/attention/ops/prefix_prefill.py"
 
@@ -65,7 +72,7 @@ BASE_PREFIX_PREFILL = "base/vllm/v1/attention/ops/prefix_prefill.py"
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--vllm-root", required=True)
-    p.add_argument("--out-dir", required=True)
+    p.add_argument("--out-dir", default=os.path.join(HERE, "results"))
     p.add_argument("--quick", action="store_true")
     p.add_argument("--only", default=",".join(BENCHMARKS))
     args = p.parse_args()
@@ -80,7 +87,7 @@ def main() -> int:
         cmd = [sys.executable, os.path.join(HERE, script), OUT_FLAG.get(name, "--out-dir"), out]
         if name in TAKES_VLLM_ROOT:
             cmd += ["--vllm-root", args.vllm_root]
-        if name == "prefix" and os.path.exists(UNFIXED_PREFIX := os.path.join(args.vllm_root, BASE_PREFIX_PREFILL)):
+        if name == "prefix_prefill" and os.path.exists(UNFIXED_PREFIX := os.path.join(args.vllm_root, BASE_PREFIX_PREFILL)):
             # A bundle carries the release's prefix_prefill.py: time the block-table fix.
             cmd += ["--unfixed-kernel", UNFIXED_PREFIX]
         cmd += full + (quick if args.quick else [])

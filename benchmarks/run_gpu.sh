@@ -5,18 +5,18 @@
 #   ./vllm-fork bundle                       # where the fork is built
 #   benchmarks/run_gpu.sh .gpu/bundle-v0.33.0.tgz [--quick]   # on the GPU machine
 #
-# The bundle may also be benchmarks/gpu_call_bundle.sh's .tar.xz (without the
+# The bundle may also be benchmarks/gpu_bundle_xz.sh's .tar.xz (without the
 # model classes, so the page-alignment config tests fail to import). Python
 # wheels the GPU machine lacks (pyzmq for chunked_prefill_paged_decode) are
-# unpacked from .gpu/site.tar.xz (gpu_call_bundle.sh) or installed from
-# .gpu/whl/*.whl if present. Results go to $OUT, else
-# benchmarks/results/latest/. SKIP_TESTS=1 leaves out the kernel tests,
-# SKIP_BENCHMARKS=1 the benchmarks.
+# unpacked from .gpu/site.tar.xz (gpu_bundle_xz.sh) or installed from
+# .gpu/whl/*.whl if present. Results go to $OUT, else benchmarks/results/,
+# one folder per benchmark (benchmarks/run.py's names). SKIP_TESTS=1 leaves
+# out the kernel tests, SKIP_BENCHMARKS=1 the benchmarks.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bundle=${1:?usage: benchmarks/run_gpu.sh BUNDLE [--quick]}
 shift
-out=${OUT:-$root/benchmarks/results/latest}
+out=${OUT:-$root/benchmarks/results}
 mkdir -p "$out"
 if [ -f "$root/.gpu/site.tar.xz" ]; then
   mkdir -p /tmp/vllm-fork-site
@@ -47,23 +47,24 @@ fi
 # compiling the Triton kernels is most of the time.
 par=$(python3 -c "import xdist" 2>/dev/null && echo "-n $(( $(nproc) > 14 ? 14 : $(nproc) ))")
 if [ -n "$tests" ] && [ "${SKIP_TESTS:-0}" != 1 ]; then
-  python3 "$root/benchmarks/gpu_pytest.py" "$work" -q $par -rs $tests 2>&1 | tee "$out/gpu-tests.log" | tail -5
+  mkdir -p "$out/gpu_tests"
+  python3 "$root/benchmarks/gpu_pytest.py" "$work" -q $par -rs $tests 2>&1 | tee "$out/gpu_tests/gpu-tests.log" | tail -5
   config_tests=$(grep -E 'page_alignment' "$work/series-tests.txt" || true)
   if [ -n "$config_tests" ]; then
     VLLM_TARGET_DEVICE=cpu python3 "$root/benchmarks/gpu_pytest.py" "$work" -q -rs $config_tests 2>&1 \
-      | tee "$out/gpu-tests-config.log" | tail -3
+      | tee "$out/gpu_tests/gpu-tests-config.log" | tail -3
   fi
 fi
 # The prefix_prefill block-table bound under compute-sanitizer: the fixed
 # kernel must show 0 errors, the release's (bundle base/) invalid reads.
 cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
 if [ -n "$cs" ]; then
-  mkdir -p "$out/prefix"
+  mkdir -p "$out/prefix_prefill"
   for k in fixed unfixed; do
     PYTORCH_NO_CUDA_MEMORY_CACHING=1 timeout 300 "$cs" --tool memcheck --print-limit 3 \
       python3 "$root/benchmarks/kernels/prefix_prefill_row_end.py" "$work" $k \
-      "$work/base/vllm/v1/attention/ops/prefix_prefill.py" > "$out/prefix/sanitizer_$k.txt" 2>&1
-    grep -hE "ERROR SUMMARY|launched" "$out/prefix/sanitizer_$k.txt"
+      "$work/base/vllm/v1/attention/ops/prefix_prefill.py" > "$out/prefix_prefill/sanitizer_$k.txt" 2>&1
+    grep -hE "ERROR SUMMARY|launched" "$out/prefix_prefill/sanitizer_$k.txt"
   done
 fi
 if [ "${SKIP_BENCHMARKS:-0}" != 1 ]; then

@@ -66,20 +66,20 @@ MAX_NUM_SEQS = 256
 # The series' single-sequence prefill gate (rocm_attn.PAGED_PREFILL_MAX_TOKENS).
 FAST_PREFILL_MAX_TOKENS = 4096
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_OUT = os.path.join(HERE, "results", "replay_scheduler", "traces")
+DEFAULT_OUT = os.path.join(HERE, "scheduler_traces")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--tiers", default="4K-8K,8K-16K,16K-32K")
     p.add_argument("--concurrency", default="1,4,10,32")
-    p.add_argument("--budgets", default="4096,8192", help="max_num_batched_tokens values")
+    p.add_argument("--budgets", default="4096", help="max_num_batched_tokens values")
     p.add_argument("--pages", default="784,832")
     p.add_argument("--output-len", type=int, default=512)
     p.add_argument("--min-requests", type=int, default=10, help="N = max(this, C)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out-dir", default=DEFAULT_OUT)
-    p.add_argument("--stats-out", default=None, help="summary JSON (default: OUT_DIR/../trace_stats.json)")
+    p.add_argument("--stats-out", default=None, help="summary JSON (default: OUT_DIR/trace_stats.json)")
     return p.parse_args(argv)
 
 
@@ -385,7 +385,7 @@ def main(argv: list[str] | None = None) -> int:
                     if compositions[page] != first:
                         failures.append(f"{tier} C={conc} budget {budget}: page {page}'s steps differ from page {pages[0]}'s")
     summary["pages_identical"] = not any("steps differ" in f for f in failures)
-    stats_out = args.stats_out or os.path.join(os.path.dirname(os.path.abspath(args.out_dir)), "trace_stats.json")
+    stats_out = args.stats_out or os.path.join(args.out_dir, "trace_stats.json")
     with open(stats_out, "w") as f:
         json.dump(summary, f, indent=1)
     print(f"wrote {len(summary['traces'])} traces to {args.out_dir}, stats to {stats_out}")

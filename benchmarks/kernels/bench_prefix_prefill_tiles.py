@@ -528,7 +528,7 @@ def plot_choice(summary: dict, results: dict, path: str) -> None:
 
 
 def write_json(results: dict, args) -> None:
-    stem = "cpu_check" if args.cpu_check else "tiles_h200"
+    stem = "cpu_check" if args.cpu_check else "tiles"
     with open(os.path.join(args.out, f"{stem}.json"), "w") as f:
         json.dump(results, f, indent=1)
 
@@ -687,7 +687,7 @@ def main() -> int:
         write_json(results, args)
     results["wall_s"] = time.time() - t_start
     write_json(results, args)
-    stem = "cpu_check" if args.cpu_check else "tiles_h200"
+    stem = "cpu_check" if args.cpu_check else "tiles"
     try:
         plot(results, os.path.join(args.out, f"{stem}.png"))
     except ImportError as exc:
