@@ -64,7 +64,9 @@ BENCHMARKS = {
 }
 # How each script names its output-folder and vLLM-root options.
 OUT_FLAG = {"prefill": "--out", "prefix_prefill": "--out"}
-TAKES_VLLM_ROOT = {"replay", "decode", "decode_sweep", "prefix_prefill", "replay_scheduler", "paged_attention_2d_strides"}
+TAKES_VLLM_ROOT = {
+    "replay", "decode", "decode_sweep", "prefix_prefill", "replay_scheduler", "paged_attention_2d_strides",
+}  # fmt: skip
 # Where `./vllm-fork bundle` puts the release's own version of a modified file.
 BASE_PREFIX_PREFILL = "base/vllm/v1/attention/ops/prefix_prefill.py"
 
