@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
 import tarfile
 import textwrap
@@ -103,7 +104,11 @@ def queue(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Queue:
     )
     root = tmp_path / "queue"
     make_pin(root / "patches" / "v1.0.0", "1.0.0", sha)
-    monkeypatch.setenv("VLLM_FORK_INDEX_URL", index.as_uri())
+    # The tool fetches through pip's configuration: point pip at the file://
+    # index, and keep the machine's pip.conf (a mirror, extra indexes) out.
+    monkeypatch.setenv("PIP_INDEX_URL", index.as_uri())
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    monkeypatch.delenv("PIP_EXTRA_INDEX_URL", raising=False)
     for key, value in IDENTITY.items():
         monkeypatch.setenv(key, value)
     return Queue(root=root, cache=tmp_path / "cache", index=index, sdist=sdist)

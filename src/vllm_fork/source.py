@@ -1,18 +1,23 @@
 """Getting upstream vLLM: the pinned release sdist by package name, or a checkout.
 
-The sdist is found through pip's configured index with the simple repository
-API (PEP 691 JSON, or PEP 503 HTML for file:// indexes). `pip download` cannot
+The sdist is found through pip's own configuration (PIP_INDEX_URL /
+PIP_EXTRA_INDEX_URL, pip.conf's index-url and extra-index-url, PIP_CERT / cert;
+else pip's default index, asked from pip) with the simple repository API
+(PEP 691 JSON, or PEP 503 HTML for file:// indexes), then checked against the
+pin's sha256. `pip download` cannot
 be used: it runs vLLM's setup.py, which needs torch and its build deps, and
 with VLLM_TARGET_DEVICE=empty it rejects the `+empty` local version.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import html.parser
 import json
 import os
 import shutil
+import ssl
 import subprocess
 import sys
 import tarfile
@@ -25,33 +30,76 @@ from pathlib import Path
 from vllm_fork.bases import Base
 from vllm_fork.errors import ForkError, NetworkError
 
-DEFAULT_INDEX = "https://pypi.org/simple"
 SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
 
 
-def configured_indexes() -> list[str]:
-    """pip's index-url then extra-index-urls, as pip itself would use them."""
-    if os.environ.get("VLLM_FORK_INDEX_URL"):
-        return [os.environ["VLLM_FORK_INDEX_URL"]]
-    index = os.environ.get("PIP_INDEX_URL")
-    extras = os.environ.get("PIP_EXTRA_INDEX_URL", "").split()
+def _pip_config() -> dict[str, str]:
+    """pip's configuration files as `pip config list` shows them (key -> value)."""
     try:
         out = subprocess.run(
             [sys.executable, "-m", "pip", "config", "list"],
+            check=False,
             capture_output=True,
             text=True,
             timeout=60,
         ).stdout
     except (OSError, subprocess.TimeoutExpired):
         out = ""
+    config = {}
     for line in out.splitlines():
         key, _, value = line.partition("=")
-        value = value.strip().strip("'\"")
-        if key.endswith(".index-url") and not index:
-            index = value
-        elif key.endswith(".extra-index-url") and not extras:
-            extras = value.split()
-    return [index or DEFAULT_INDEX, *extras]
+        config[key.strip()] = value.strip().strip("'\"")
+    return config
+
+
+def _pip_setting(config: dict[str, str], name: str) -> str | None:
+    """A setting as pip reads it: its environment variable, then any section."""
+    env = os.environ.get("PIP_" + name.upper().replace("-", "_"))
+    if env:
+        return env
+    for key, value in config.items():
+        if key.endswith("." + name):
+            return value
+    return None
+
+
+def _pip_default_index() -> str:
+    """pip's built-in index, asked from pip itself: this tool names no index host."""
+    code = "from pip._internal.models.index import PyPI; print(PyPI.simple_url)"
+    try:
+        out = subprocess.run(
+            [sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=60
+        ).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        out = ""
+    if not out:
+        raise NetworkError(
+            "pip has no index configured and its default could not be read",
+            "Set PIP_INDEX_URL or index-url in pip.conf (pip config set global.index-url URL).",
+        )
+    return out
+
+
+def configured_indexes() -> list[str]:
+    """pip's index-url then extra-index-urls, as pip itself would use them
+    (environment first, then pip.conf), else pip's own default index."""
+    config = _pip_config()
+    index = _pip_setting(config, "index-url")
+    extras = (_pip_setting(config, "extra-index-url") or "").split()
+    return [index or _pip_default_index(), *extras]
+
+
+@functools.cache
+def _ssl_context() -> ssl.SSLContext:
+    """Certificates as pip is configured to trust them (PIP_CERT / cert in pip.conf)."""
+    return ssl.create_default_context(cafile=_pip_setting(_pip_config(), "cert"))
+
+
+def _open(request: urllib.request.Request | str, timeout: int):
+    url = request.full_url if isinstance(request, urllib.request.Request) else request
+    if url.startswith("https:"):
+        return urllib.request.urlopen(request, timeout=timeout, context=_ssl_context())
+    return urllib.request.urlopen(request, timeout=timeout)
 
 
 class _Links(html.parser.HTMLParser):
@@ -75,7 +123,7 @@ def find_sdist_url(index: str, filename: str) -> tuple[str, str | None]:
     page = index.rstrip("/") + "/vllm/"
     request = urllib.request.Request(page, headers={"Accept": f"{SIMPLE_JSON}, text/html"})
     try:
-        with urllib.request.urlopen(request, timeout=60) as response:
+        with _open(request, timeout=60) as response:
             body = response.read()
             ctype = response.headers.get("Content-Type", "") if hasattr(response, "headers") else ""
     except (urllib.error.URLError, OSError, ValueError) as exc:
@@ -118,7 +166,7 @@ def sha256_of(path: Path) -> str:
 def _download(url: str, dest: Path, log) -> None:
     tmp = dest.with_suffix(dest.suffix + ".part")
     try:
-        with urllib.request.urlopen(url, timeout=120) as response, tmp.open("wb") as out:
+        with _open(url, timeout=120) as response, tmp.open("wb") as out:
             total = int(response.headers.get("Content-Length") or 0)
             done, shown = 0, -10
             for chunk in iter(lambda: response.read(1 << 20), b""):

@@ -154,7 +154,7 @@ def test_sha256_mismatch_refuses(queue: Queue, capsys: pytest.CaptureFixture[str
 def test_network_failure_says_so_and_uses_cache(
     queue: Queue, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("VLLM_FORK_INDEX_URL", "http://127.0.0.1:9/simple")
+    monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple")
     assert main(queue.argv("build", "--no-venv")) == 2
     assert "could not reach the package index" in capsys.readouterr().err
     sha = hashlib.sha256(queue.sdist.read_bytes()).hexdigest()
