@@ -45,10 +45,9 @@ JARGON = (
     (re.compile(r"\bdevice tool\b", re.I), "the tool the GPU was reached with"),
     (re.compile(r"\bcalls? \d+\b", re.I), "a run of the tool the GPU was reached with"),
 )
-# A path: a folder, a slash, more; or a file with an extension vLLM's
-# commands name. Model names (Qwen/Qwen3.5-27B) are neither.
+# A path: folders, slashes, a name (Qwen/Qwen3.5-27B too: only paths that
+# exist in this repository count).
 PATH_RE = re.compile(r"(?<![\w/.:-])((?:\.?[\w-]+/)+[\w.-]*\w)")
-FILE_SUFFIXES = (".py", ".yaml", ".yml", ".json", ".sh", ".txt", ".md", ".toml", ".csv")
 TREE_FOLDERS = ("vllm/", "tests/", "benchmarks/", "examples/", "tools/", "docs/", "csrc/")
 
 
@@ -80,15 +79,16 @@ class Command:
         return out
 
     def files(self) -> list[str]:
-        """The files and folders it names, as paths in the vLLM tree
-        (pytest node ids without their `::test`)."""
+        """The files and folders it reads from the vLLM tree: `.py` files and
+        paths under vLLM's top folders (pytest node ids without their
+        `::test`); other paths (`--out results/x.json`) are outputs."""
         found = []
         for word in self.program()[1:]:
             value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
             value = value.split("::", 1)[0]
             if value.startswith("-") or "://" in value or not value:
                 continue
-            if value.endswith(FILE_SUFFIXES) or value.startswith(TREE_FOLDERS):
+            if value.endswith(".py") or value.startswith(TREE_FOLDERS):
                 found.append(value.removeprefix("./"))
         return found
 
@@ -115,6 +115,31 @@ def quoted_commands(text: str) -> list[Command]:
         if COMMAND_RE.match(joined):
             commands.append(Command(start, joined))
     return commands
+
+
+def fence_commands(text: str) -> str:
+    """Markdown for a commit message's indented commands: each indented block
+    that starts with a quoted command becomes a fenced `bash` block (GitHub
+    shows a two-space indent as running text)."""
+    out: list[str] = []
+    lines = text.splitlines()
+    fenced = False
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if FENCE_RE.match(line):
+            fenced = not fenced
+        if fenced or line[:1] not in (" ", "\t") or not COMMAND_RE.match(line.strip()):
+            out.append(line)
+            continue
+        block = [line]
+        while i < len(lines) and lines[i][:1] in (" ", "\t"):
+            block.append(lines[i])
+            i += 1
+        indent = min(len(b) - len(b.lstrip()) for b in block)
+        out += ["```bash", *(b[indent:] for b in block), "```"]
+    return "\n".join(out)
 
 
 def without_details(text: str) -> str:

@@ -150,7 +150,7 @@ def duplicate_searches(patch: Patch, issue: int | None = None) -> list[str]:
 def split_not_validated(text: str) -> tuple[str, list[str]]:
     """The section without its `Not validated here:` lines, and their texts."""
     kept = [line for line in text.splitlines() if not msgrules.NOT_VALIDATED_RE.match(line)]
-    return "\n".join(kept).strip(), msgrules.not_validated(text)
+    return _trim("\n".join(kept)), msgrules.not_validated(text)
 
 
 def pr_body(
@@ -180,7 +180,7 @@ def pr_body(
     found["Validation"], untested = split_not_validated(found["Validation"])
     if untested:
         listed = "\n".join(f"- {line}" for line in untested)
-        found["Validation"] = f"{found['Validation']}\n\n**Not validated here:**\n\n{listed}".strip()
+        found["Validation"] = _trim(f"{found['Validation']}\n\n**Not validated here:**\n\n{listed}")
     assistant = parse_identity(co_author).name if parse_identity(co_author) else co_author
     searches = "\n".join(duplicate_searches(patch, issue))
     found["Details"] = (
@@ -191,7 +191,9 @@ def pr_body(
         f"**Not a duplicate:** open PRs were searched with\n\n```bash\n{searches}\n```\n\n"
         f"Result: {PLACEHOLDER}"
     )
-    body = "\n".join(f"## {name}\n\n{text or MISSING}\n" for name, text in found.items())
+    body = "\n".join(
+        f"## {name}\n\n{msgrules.fence_commands(text) or MISSING}\n" for name, text in found.items()
+    )
     # The template's rule: in a mail, a line `---` would end the commit message.
     return f"{body}\n{'' if mail else '---' + chr(10) + chr(10)}{TEMPLATE_CHECKLIST}\n"
 
