@@ -25,6 +25,7 @@ others: they are skipped (`tree_note` says so once).
 
 from __future__ import annotations
 
+import itertools
 import re
 import shlex
 from dataclasses import dataclass
@@ -33,17 +34,19 @@ from pathlib import Path
 MAX_WORDS = 450
 CLAIM_COLUMNS = ("config", "baseline", "result", "gpu", "runs")
 NOT_VALIDATED = "Not validated here:"
-NOT_VALIDATED_RE = re.compile(r"^\s*[-*]?\s*Not validated (?:here|on)\s*:\s*(.*\S)\s*$", re.I)
-DETAILS_RE = re.compile(r"<details\b.*?</details\s*>", re.I | re.S)
+NOT_VALIDATED_RE = re.compile(
+    r"^\s*[-*]?\s*Not validated (?:here|on)\s*:\s*(.*\S)\s*$", re.IGNORECASE
+)
+DETAILS_RE = re.compile(r"<details\b.*?</details\s*>", re.IGNORECASE | re.DOTALL)
 COMMAND_RE = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*(?:python3?|pytest|vllm)(?:\s|$)")
 FENCE_RE = re.compile(r"^\s*(```|~~~)")
 # Words of the places the numbers were taken, not of vLLM.
 JARGON = (
-    (re.compile(r"\bwrite-?ups?\b", re.I), "a document only this repository has"),
-    (re.compile(r"\bsessions?\b", re.I), "how the work was organised"),
-    (re.compile(r"\bH100 starts?\b", re.I), "how the GPU was obtained"),
-    (re.compile(r"\bdevice tool\b", re.I), "the tool the GPU was reached with"),
-    (re.compile(r"\bcalls? \d+\b", re.I), "a run of the tool the GPU was reached with"),
+    (re.compile(r"\bwrite-?ups?\b", re.IGNORECASE), "a document only this repository has"),
+    (re.compile(r"\bsessions?\b", re.IGNORECASE), "how the work was organised"),
+    (re.compile(r"\bH100 starts?\b", re.IGNORECASE), "how the GPU was obtained"),
+    (re.compile(r"\bdevice tool\b", re.IGNORECASE), "the tool the GPU was reached with"),
+    (re.compile(r"\bcalls? \d+\b", re.IGNORECASE), "a run of the tool the GPU was reached with"),
 )
 # A path: folders, slashes, a name (Qwen/Qwen3.5-27B too: only paths that
 # exist in this repository count).
@@ -55,6 +58,7 @@ TREE_FOLDERS = ("vllm/", "tests/", "benchmarks/", "examples/", "tools/", "docs/"
 class Command:
     line: int  # 1-based line of `text` where it starts
     text: str  # continuation lines joined
+    fenced: bool = False  # in a ``` block, not indented
 
     def argv(self) -> list[str]:
         try:
@@ -113,7 +117,7 @@ def quoted_commands(text: str) -> list[Command]:
             joined = joined[:-1].rstrip() + " " + lines[i].strip()
             i += 1
         if COMMAND_RE.match(joined):
-            commands.append(Command(start, joined))
+            commands.append(Command(start, joined, fenced))
     return commands
 
 
@@ -121,24 +125,22 @@ def fence_commands(text: str) -> str:
     """Markdown for a commit message's indented commands: each indented block
     that starts with a quoted command becomes a fenced `bash` block (GitHub
     shows a two-space indent as running text)."""
-    out: list[str] = []
     lines = text.splitlines()
-    fenced = False
+    starts = {c.line - 1 for c in quoted_commands(text) if not c.fenced}
+    out: list[str] = []
     i = 0
     while i < len(lines):
-        line = lines[i]
-        i += 1
-        if FENCE_RE.match(line):
-            fenced = not fenced
-        if fenced or line[:1] not in (" ", "\t") or not COMMAND_RE.match(line.strip()):
-            out.append(line)
-            continue
-        block = [line]
-        while i < len(lines) and lines[i][:1] in (" ", "\t"):
-            block.append(lines[i])
+        if i not in starts:
+            out.append(lines[i])
             i += 1
+            continue
+        end = i + 1
+        while end < len(lines) and lines[end][:1] in (" ", "\t"):
+            end += 1
+        block = lines[i:end]
         indent = min(len(b) - len(b.lstrip()) for b in block)
         out += ["```bash", *(b[indent:] for b in block), "```"]
+        i = end
     return "\n".join(out)
 
 
@@ -160,8 +162,10 @@ def table_headers(text: str) -> list[list[str]]:
     """The header cells of every markdown table (a `|` row above a `|---|` row)."""
     lines = [line.strip() for line in text.splitlines()]
     headers = []
-    for head, rule in zip(lines, lines[1:]):
-        if head.startswith("|") and re.fullmatch(r"\|?(\s*:?-{3,}:?\s*\|)+\s*:?(-{3,}:?)?\s*", rule):
+    for head, rule in itertools.pairwise(lines):
+        if head.startswith("|") and re.fullmatch(
+            r"\|?(\s*:?-{3,}:?\s*\|)+\s*:?(-{3,}:?)?\s*", rule
+        ):
             headers.append([cell.strip().lower() for cell in head.strip("|").split("|")])
     return headers
 
@@ -189,11 +193,15 @@ def table_problem(claims: str) -> str | None:
 
 def tree_note(tree: Path | None) -> str | None:
     if tree is None:
-        return "note: no built vLLM tree: quoted commands' files and repository-only paths not checked"
+        return (
+            "note: no built vLLM tree: quoted commands' files and repository-only paths not checked"
+        )
     return None
 
 
-def path_problems(text: str, tree: Path | None, repo: Path, added: set[str]) -> list[tuple[int, str]]:
+def path_problems(
+    text: str, tree: Path | None, repo: Path, added: set[str]
+) -> list[tuple[int, str]]:
     """Files the quoted commands name that the tree lacks, and paths of this
     repository that the tree lacks; (offset, finding). Nothing without a tree."""
     if tree is None:
@@ -207,12 +215,9 @@ def path_problems(text: str, tree: Path | None, repo: Path, added: set[str]) -> 
         for path in command.files():
             named.add(path)
             if path not in added and not (tree / path).exists():
+                what = f"the command `{' '.join(command.program()[:2])} ...` names {path}"
                 found.append(
-                    (
-                        offsets[command.line - 1],
-                        f"the command `{' '.join(command.program()[:2])} ...` names {path}, "
-                        f"which vLLM's tree ({tree}) does not have",
-                    )
+                    (offsets[command.line - 1], f"{what}, which vLLM's tree ({tree}) does not have")
                 )
     for match in PATH_RE.finditer(text):
         path = match.group(1).rstrip(".")

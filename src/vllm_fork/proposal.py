@@ -36,7 +36,7 @@ class LineCount:
     added_outside_tests: int  # what vLLM's pr-checklist counts for complexity
 
     def __str__(self) -> str:
-        return f"+{self.added}/-{self.removed} lines, +{self.added_outside_tests} outside tests"
+        return f"+{self.added}/-{self.removed} lines, +{self.added_outside_tests} non-test"
 
 
 def line_count(patch: Patch) -> LineCount:
@@ -84,8 +84,7 @@ def checklist(patch: Patch, needs: Sequence[Patch], base: str) -> str:
     ]
     steps = [
         f"Review every changed line ({len(patch.files())} files, {count}): you answer "
-        "for the change (vLLM's AGENTS.md: no pure agent PRs).\n"
-        + _indent(patch.files()),
+        "for the change (vLLM's AGENTS.md: no pure agent PRs).\n" + _indent(patch.files()),
     ]
     if needs:
         steps.append(
@@ -111,8 +110,10 @@ def checklist(patch: Patch, needs: Sequence[Patch], base: str) -> str:
             + ("\n" + _indent(table) if table else "")
         )
     ab = [
-        f"Serving A/B on {AMD_GPUS}: vLLM {base} without this PR (before), then with it and "
-        "the PRs it needs (after), same flags. Start the server:"
+        (
+            f"Serving A/B on {AMD_GPUS}: vLLM {base} without this PR (before), then with it "
+            "and the PRs it needs (after), same flags. Start the server:"
+        )
     ]
     for backend in backends(patch):
         ab.append(
@@ -151,8 +152,11 @@ def checklist(patch: Patch, needs: Sequence[Patch], base: str) -> str:
         "Do not open the PR if any of these holds (each blocks it):\n"
         + _indent(
             [
-                "- after is slower than before anywhere: a benchmark row, or a serving tier's "
-                "throughput, TTFT or TPOT beyond the spread of repeat runs, on either GPU;",
+                (
+                    "- after is slower than before anywhere: a benchmark row, or a serving "
+                    "tier's throughput, TTFT or TPOT beyond the spread of repeat runs, on "
+                    "either GPU;"
+                ),
                 "- a vllm bench serve result has failed != 0;",
                 "- the greedy GSM8K accuracy differs between before and after;",
                 "- a test above fails (a GPU-only test skipped on CPU must pass on the GPU).",
@@ -179,11 +183,11 @@ def pr_plan(series: Sequence[Patch]) -> str:
             lines.append(f"- already upstream ({done[0]}): {patch.subject}")
             continue
         numbers[patch.name] = len(numbers) + 1
-        wanted = []
-        for need in needs[patch.name]:
-            number = numbers.get(need.patch.name)
-            wanted.append(f"PR {number}" if number else f"not proposed: {need.patch.subject}")
-        after = f"; needs {', '.join(wanted)}" if wanted else ""
+        prs = [str(numbers[n.patch.name]) for n in needs[patch.name] if n.patch.name in numbers]
+        others = [n.patch.subject for n in needs[patch.name] if n.patch.name not in numbers]
+        wanted = [f"PR{'s' if len(prs) > 1 else ''} {', '.join(prs)}"] if prs else []
+        wanted += [f"not proposed: {subject}" for subject in others]
+        after = f"; needs {'; '.join(wanted)}" if wanted else ""
         lines.append(f"{numbers[patch.name]}. {patch.subject} ({line_count(patch)}{after})")
     return "\n".join(lines)
 

@@ -658,14 +658,12 @@ def message_problems(patch: Patch, tree: Path | None = None) -> list[str]:
     found: list[tuple[int, str]] = []
     words = msgrules.word_count(patch.message)
     if words > msgrules.MAX_WORDS:
-        found.append(
-            (
-                len(text),
-                f"body: {words} words outside <details> blocks, more than "
-                f"{msgrules.MAX_WORDS} (shorten it, or collapse supporting material "
-                "in <details><summary>...</summary> ... </details>)",
-            )
+        finding = (
+            f"body: {words} words outside <details> blocks, more than {msgrules.MAX_WORDS} "
+            "(shorten it, or collapse supporting material in <details><summary>...</summary> "
+            "... </details>)"
         )
+        found.append((len(text), finding))
     repo = patch.path.resolve().parent.parent.parent
     skip = set(patch.files()) | set(BENCHMARK_PATH_RE.findall(text))  # internal_references'
     for offset, finding in msgrules.jargon(text) + msgrules.path_problems(text, tree, repo, skip):

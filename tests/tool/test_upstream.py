@@ -678,5 +678,5 @@ def test_rfc_needs_its_prose_and_generates_the_plan(
     assert out.startswith("# RFC\n\n## PR plan\n\n1. [ROCm][Kernel] Add a helper module (+10/-0 lines")
     assert "\n- not proposed (fork-only: DCU only): [ROCm][Perf] Change line 10\n" in out
     assert "\n2. [ROCm][Perf] Drop line 30 (" in out
-    assert "4. [Kernel] Extend the helper (+1/-1 lines, +1 outside tests; needs PR 1)" in out
+    assert "4. [Kernel] Extend the helper (+1/-1 lines, +1 non-test; needs PR 1)" in out
     assert "needs not proposed: [ROCm][Perf] Change line 10" in out and out.endswith("Thanks.\n")
