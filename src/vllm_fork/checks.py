@@ -13,8 +13,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from vllm_fork import gitutil
-from vllm_fork.bases import Base
+from vllm_fork import gitutil, upstream
+from vllm_fork.bases import Base, default_base
 from vllm_fork.errors import ForkError
 from vllm_fork.gitutil import git
 from vllm_fork.patchfile import lint_patch, parse_patch
@@ -30,8 +30,12 @@ TYPES = {".py": {"python"}, ".pyi": {"pyi", "python"}, ".rs": {"rust"}, ".proto"
 
 
 def static_problems(base: Base) -> list[str]:
-    """Every problem of the queue's files, without network or a tree."""
+    """Every problem of the queue's files, without network. The newest
+    base's upstream-bound patches (upstream PRs are cut from it) must also
+    be ready to go upstream: `upstream --lint`'s rules, whose path rules use
+    the built tree `.fork/<base>` when there is one."""
     problems = []
+    newest = base.name == default_base(base.folder.parent.parent)
     if not base.series_path.is_file():
         return [f"{base.name}: no series file"]
     text = base.series_path.read_text()
@@ -61,6 +65,8 @@ def static_problems(base: Base) -> list[str]:
             problems.append(f"{base.name}/{exc.message}")
             continue
         problems += [f"{base.name}/{p}" for p in lint_patch(patch)]
+        if newest and upstream.upstream_bound(patch):
+            problems += [f"{base.name}/{p}" for p in upstream.submission_problems(patch)]
     for path in sorted(base.folder.glob("*.patch")):
         if path.name not in seen:
             problems.append(f"{base.name}/{path.name}: not listed in series (unused)")

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import IO, NamedTuple
 
-from vllm_fork import checks, fork, gitutil, upstream, venv
+from vllm_fork import checks, fork, gitutil, msgrules, upstream, venv
 from vllm_fork.bases import Base, default_base, find_repo_root, known_bases, load_base
 from vllm_fork.errors import ForkError
 from vllm_fork.patchfile import parse_patch
@@ -119,25 +119,46 @@ def cmd_status(ctx: Ctx, args: argparse.Namespace) -> int:
     return 1 if any(r.state == "conflicting" for r in results) else 0
 
 
+def find_patch(base: Base, name: str) -> Path:
+    """A patch file, or the one patch of the base whose file name contains `name`."""
+    path = Path(name)
+    if path.exists():
+        return path
+    matches = [p for p in base.patch_paths() if name in p.name]
+    if len(matches) != 1:
+        raise ForkError(
+            f"no single patch of {base.name} matches {name!r}",
+            "\n".join(p.name for p in (matches or base.patch_paths())),
+        )
+    return matches[0]
+
+
 def cmd_upstream(ctx: Ctx, args: argparse.Namespace) -> int:
+    from vllm_fork import proposal
+
     base = ctx.base()
     tree = Path(args.fork).resolve() if args.fork else None
-    if args.lint:
+    if args.lint or args.rfc:
         if args.patch:
-            raise ForkError("--lint takes no patch", "It checks every patch of the base.")
-        return upstream_lint(base, tree)
+            raise ForkError(f"{'--lint' if args.lint else '--rfc'} takes no patch", "It covers every patch of the base.")
+        if args.lint:
+            return upstream_lint(base, tree)
+        series = [parse_patch(p) for p in base.patch_paths()]
+        text = proposal.rfc(base.folder, series)
+        words = len(text.split())
+        if words > proposal.RFC_MAX_WORDS:
+            print(f"warning: the RFC has {words} words, more than {proposal.RFC_MAX_WORDS}", file=sys.stderr)
+        sys.stdout.write(text)
+        return 0
     if not args.patch:
-        raise ForkError("which patch?", "Name a patch file or part of its name, or pass --lint.")
-    path = Path(args.patch)
-    if not path.exists():
-        matches = [p for p in base.patch_paths() if args.patch in p.name]
-        if len(matches) != 1:
-            raise ForkError(
-                f"no single patch of {base.name} matches {args.patch!r}",
-                "\n".join(p.name for p in (matches or base.patch_paths())),
-            )
-        path = matches[0]
+        raise ForkError("which patch?", "Name a patch file or part of its name, or pass --lint or --rfc.")
+    path = find_patch(base, args.patch)
     patch = parse_patch(path)
+    upstream.refuse_fork_only(patch)
+    needs = [need.patch for need in upstream.needs_of(path, base.patch_paths())]
+    if args.checklist:
+        sys.stdout.write(proposal.checklist(patch, needs, base.name))
+        return 0
     submitter = None if args.pr_body else upstream.submitter_identity(ctx.root, args.author)
     problems = [p.split(": ", 1)[1] for p in upstream.submission_problems(patch, tree)]
     if problems and not args.draft:
@@ -148,12 +169,12 @@ def cmd_upstream(ctx: Ctx, args: argparse.Namespace) -> int:
         )
     for problem in problems:
         print(f"warning: {patch.name}: not for submission: {problem}", file=sys.stderr)
-    needs = [need.patch for need in upstream.needs_of(path, base.patch_paths())]
+    extra = {"co_author": args.co_author, "issue": args.issue}
     if args.pr_body:
-        sys.stdout.write(f"# {patch.subject}\n\n{upstream.pr_body(patch, needs, args.draft)}")
+        sys.stdout.write(f"# {patch.subject}\n\n{upstream.pr_body(patch, needs, args.draft, **extra)}")
         return 0
     assert submitter is not None
-    sys.stdout.write(upstream.upstream_mail(patch, submitter, needs, args.draft))
+    sys.stdout.write(upstream.upstream_mail(patch, submitter, needs, args.draft, **extra))
     ctx.log(upstream.AM_HINT)
     return 0
 
@@ -163,7 +184,12 @@ def upstream_lint(base: Base, tree: Path | None) -> int:
     chain = [parse_patch(p) for p in base.patch_paths()]
     needs = upstream.dependencies(chain)
     bad = 0
+    note = msgrules.tree_note(tree or upstream.tree_of(base.folder))
     for patch in chain:
+        reason = upstream.fork_only_reason(patch)
+        if reason is not None:
+            print(f"skip {patch.name}\n       fork-only, not proposed: {reason}")
+            continue
         problems = upstream.submission_problems(patch, tree)
         bad += bool(problems)
         print(f"{'ok  ' if not problems else 'FAIL'} {patch.name}")
@@ -171,6 +197,8 @@ def upstream_lint(base: Base, tree: Path | None) -> int:
             print(f"       needs: {need.patch.subject}  ({'; '.join(need.reasons)})")
         for problem in problems:
             print("       " + problem.split(": ", 1)[1])
+    if note:
+        print(note)
     print(f"{bad} of {len(chain)} patch(es) not ready to go upstream")
     return 1 if bad else 0
 
@@ -187,6 +215,9 @@ def cmd_check(ctx: Ctx, args: argparse.Namespace) -> int:
         print(f"static: {'ok' if not problems else f'{len(problems)} problem(s)'}")
         for p in problems:
             print("  " + p)
+        note = msgrules.tree_note(upstream.tree_of(base.folder))
+        if note and name == default_base(ctx.root):
+            print("  " + note)
         failed |= bool(problems)
         if wanted == {"static"} or problems:
             continue
@@ -557,8 +588,11 @@ def parser() -> argparse.ArgumentParser:
         "drops the [Tag] title prefixes): From: and Signed-off-by: are the submitter's "
         "(git config user.name/user.email, or --author), internal trailers are stripped, the "
         "body is vLLM's PR template (Overview, Claims, Validation, Details) and its Overview "
-        "opens with a 'Needs: <subject>' line per earlier patch it needs. Refuses a patch whose "
-        "message lacks a section or names something only this queue has.",
+        "opens with a 'Needs: <subject>' line per earlier patch it needs; Details ends with the "
+        "AI-assistance statement and the duplicate searches, and the template's checklist follows. "
+        "Refuses a fork-only patch (Upstream-Status: Inappropriate [...]), and one whose message "
+        "breaks a message rule (`--lint` lists them). --checklist: the submitter's to-do; "
+        "--rfc: the RFC issue for the whole stack.",
     )
     u.add_argument("patch", nargs="?", help="a patch file, or part of its name")
     u.add_argument("--pr-body", action="store_true", help="only the PR description")
@@ -570,6 +604,15 @@ def parser() -> argparse.ArgumentParser:
         help="print even with missing sections or internal references (warned on stderr)",
     )
     u.add_argument("--lint", action="store_true", help="every patch: its needs, what is not ready")
+    u.add_argument("--checklist", action="store_true", help="the submitter's to-do for the patch's PR")
+    u.add_argument("--rfc", action="store_true", help="the RFC issue for the stack (patches/<base>/rfc.md + PR plan)")
+    u.add_argument(
+        "--co-author",
+        default=upstream.DEFAULT_CO_AUTHOR,
+        metavar="'NAME [<MAIL>]'",
+        help=f"the AI assistant's Co-authored-by: trailer (default: {upstream.DEFAULT_CO_AUTHOR}, vLLM's example)",
+    )
+    u.add_argument("--issue", type=int, help="the vLLM issue (the RFC) the duplicate searches look for")
     u.add_argument("--fork", help="vLLM tree for benchmarks/ paths (default: .fork/<base>, if built)")
     u.set_defaults(func=cmd_upstream)
     return p

@@ -34,6 +34,7 @@ from email.header import Header
 from email.utils import formataddr, parseaddr
 from pathlib import Path
 
+from vllm_fork import msgrules
 from vllm_fork.errors import ForkError
 from vllm_fork.patchfile import (
     HUNK_RE,
@@ -52,6 +53,15 @@ CLAIM_RE = re.compile(r"^(Measured|Numbers)\b")
 VALIDATION_RE = re.compile(r"^(Tests?|Tested|The tests|Validat|Checked)\b")
 
 
+def _trim(text: str) -> str:
+    """Without blank lines around it; the first line keeps its indentation
+    (an indented command is a quoted one)."""
+    lines = text.rstrip().splitlines()
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    return "\n".join(lines)
+
+
 def sections_by_paragraph(message: str) -> dict[str, str]:
     found: dict[str, list[str]] = {name: [] for name in SECTIONS}
     current = "Overview"
@@ -64,7 +74,7 @@ def sections_by_paragraph(message: str) -> dict[str, str]:
             else:
                 current = "Details"
         found[current].append(paragraph)
-    return {name: "\n\n".join(parts).strip() for name, parts in found.items()}
+    return {name: _trim("\n\n".join(parts)) for name, parts in found.items()}
 
 
 def sections(message: str) -> dict[str, str]:
@@ -78,7 +88,7 @@ def sections(message: str) -> dict[str, str]:
             current = match.group(1).capitalize()
             continue
         found[current].append(line)
-    return {name: "\n".join(lines).strip() for name, lines in found.items()}
+    return {name: _trim("\n".join(lines)) for name, lines in found.items()}
 
 
 def missing_sections(patch: Patch) -> list[str]:
@@ -86,9 +96,76 @@ def missing_sections(patch: Patch) -> list[str]:
     return [name for name, text in sections(patch.message).items() if not text]
 
 
-def pr_body(patch: Patch, needs: Sequence[Patch] = (), draft: bool = False) -> str:
-    """The PR description; `Needs:` lines open the Overview (vLLM's template asks
-    the Overview to link related PRs). An empty section raises unless `draft`."""
+# vLLM 0.33.0's .github/PULL_REQUEST_TEMPLATE.md below its four sections;
+# only the AI-assistance box is ticked (the submitter ticks the rest).
+TEMPLATE_CHECKLIST = """\
+<details>
+<summary> Pull Request Checklist </summary>
+
+- [ ] I used vLLM's `/pr-checklist` skill. (Mandatory for agents, optional for humans).
+- [x] AI assistance was used during the creation of this PR.
+
+- [ ] **Design Fit:** Minimizes impact on core components, reuses existing functionality, and justifies added complexity.
+- [ ] **Testing and Validation:** Validates the change and ensures any added tests are meaningful and reliable, with CI coverage or documented CI resource constraints and validation performed outside CI.
+- [ ] **Code Quality and Style:** Keeps code and comments clear and concise, and updates relevant documentation and examples.
+- [ ] **Pull Request Contents:** Includes a brief summary and relevant links, supports claims with evidence, explains root causes and implementation trade-offs, and follows the contributing guide.
+</details>
+
+**BEFORE SUBMITTING, PLEASE READ <https://docs.vllm.ai/en/latest/contributing>** (anything written below this line will be removed by GitHub Actions)"""
+# The one thing only the submitter can write: what the duplicate searches found.
+PLACEHOLDER = "<submitter: paste the searches' result>"
+# docs/contributing/README.md's example form ("Co-authored-by: Claude").
+DEFAULT_CO_AUTHOR = "Claude"
+VLLM_REPO = "vllm-project/vllm"
+SEARCH_WORD_RE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
+
+
+def search_terms(patch: Patch, most: int = 3) -> list[str]:
+    """What to search open PRs for: the identifiers of the subject
+    (decode_page_contiguous, ROCM_ATTN), else the touched modules' names."""
+    terms: list[str] = []
+    words = SEARCH_WORD_RE.findall(patch.subject.replace("'s", ""))
+    words += [Path(f).stem for f in patch.files() if f.startswith("vllm/") and f.endswith(".py")]
+    for word in words:
+        if word not in terms and word != "__init__":
+            terms.append(word)
+    return terms[:most] or [patch.subject.split("] ")[-1]]
+
+
+def duplicate_searches(patch: Patch, issue: int | None = None) -> list[str]:
+    """AGENTS.md's duplicate-work checks, filled in for this patch."""
+    commands = []
+    if issue is not None:
+        commands += [
+            f"gh issue view {issue} --repo {VLLM_REPO} --comments",
+            f'gh pr list --repo {VLLM_REPO} --state open --search "{issue} in:body"',
+        ]
+    commands += [
+        f'gh pr list --repo {VLLM_REPO} --state open --search "{term}"'
+        for term in search_terms(patch)
+    ]
+    return commands
+
+
+def split_not_validated(text: str) -> tuple[str, list[str]]:
+    """The section without its `Not validated here:` lines, and their texts."""
+    kept = [line for line in text.splitlines() if not msgrules.NOT_VALIDATED_RE.match(line)]
+    return _trim("\n".join(kept)), msgrules.not_validated(text)
+
+
+def pr_body(
+    patch: Patch,
+    needs: Sequence[Patch] = (),
+    draft: bool = False,
+    co_author: str = DEFAULT_CO_AUTHOR,
+    issue: int | None = None,
+    mail: bool = False,
+) -> str:
+    """vLLM's PR template filled from the message: `Needs:` lines open the
+    Overview (the template asks it to link related PRs); the Validation's
+    `Not validated here:` lines become a list; Details ends with AGENTS.md's
+    AI-assistance statement and duplicate searches; the template's checklist
+    closes it. An empty section raises unless `draft`."""
     found = sections(patch.message)
     empty = [name for name, text in found.items() if not text]
     if empty and not draft:
@@ -100,7 +177,25 @@ def pr_body(patch: Patch, needs: Sequence[Patch] = (), draft: bool = False) -> s
     if needs:
         lines = "\n".join(f"Needs: {p.subject}" for p in needs)
         found["Overview"] = f"{lines}\n\n{found['Overview']}".rstrip()
-    return "\n".join(f"## {name}\n\n{text or MISSING}\n" for name, text in found.items())
+    found["Validation"], untested = split_not_validated(found["Validation"])
+    if untested:
+        listed = "\n".join(f"- {line}" for line in untested)
+        found["Validation"] = _trim(f"{found['Validation']}\n\n**Not validated here:**\n\n{listed}")
+    assistant = parse_identity(co_author).name if parse_identity(co_author) else co_author
+    searches = "\n".join(duplicate_searches(patch, issue))
+    found["Details"] = (
+        f"{found['Details'] or MISSING}\n\n"
+        f"**AI assistance:** AI assistance was used: {assistant} drafted this change, its "
+        "tests and this description. The human submitter reviewed every changed line, ran "
+        "the tests under Validation, and answers for the change.\n\n"
+        f"**Not a duplicate:** open PRs were searched with\n\n```bash\n{searches}\n```\n\n"
+        f"Result: {PLACEHOLDER}"
+    )
+    body = "\n".join(
+        f"## {name}\n\n{msgrules.fence_commands(text) or MISSING}\n" for name, text in found.items()
+    )
+    # The template's rule: in a mail, a line `---` would end the commit message.
+    return f"{body}\n{'' if mail else '---' + chr(10) + chr(10)}{TEMPLATE_CHECKLIST}\n"
 
 
 # ---------------------------------------------------------------------------
@@ -202,8 +297,12 @@ def public_trailers(patch: Patch) -> list[tuple[str, str]]:
     return [(k, v) for k, v in patch.trailers if k.lower() not in internal]
 
 
-def submission_trailers(patch: Patch, submitter: Identity) -> list[tuple[str, str]]:
-    """Public trailers without placeholder identities; the submitter signs off last, once."""
+def submission_trailers(
+    patch: Patch, submitter: Identity, co_author: str = DEFAULT_CO_AUTHOR
+) -> list[tuple[str, str]]:
+    """Public trailers without placeholder identities, the assistant's
+    `Co-authored-by:` (vLLM's attribution trailer), and the submitter's
+    sign-off last, once."""
     kept = []
     for key, value in public_trailers(patch):
         who = parse_identity(value)
@@ -213,16 +312,25 @@ def submission_trailers(patch: Patch, submitter: Identity) -> list[tuple[str, st
             continue
         if (key, value) not in kept:
             kept.append((key, value))
+    if co_author and ("Co-authored-by", co_author) not in kept:
+        kept.append(("Co-authored-by", co_author))
     return [*kept, ("Signed-off-by", str(submitter))]
 
 
 def upstream_mail(
-    patch: Patch, submitter: Identity, needs: Sequence[Patch] = (), draft: bool = False
+    patch: Patch,
+    submitter: Identity,
+    needs: Sequence[Patch] = (),
+    draft: bool = False,
+    co_author: str = DEFAULT_CO_AUTHOR,
+    issue: int | None = None,
 ) -> str:
     """The patch, `git am --keep-non-patch`-able, from the submitter, internal
-    trailers stripped, the body in PR template sections."""
-    body = pr_body(patch, needs, draft).rstrip()
-    trailers = "\n".join(f"{k}: {v}" for k, v in submission_trailers(patch, submitter))
+    trailers stripped, the body vLLM's PR template (`gh pr create --fill`
+    takes it), the assistant's attribution beside the submitter's sign-off."""
+    body = pr_body(patch, needs, draft, co_author, issue, mail=True).rstrip()
+    trailers = submission_trailers(patch, submitter, co_author)
+    trailers = "\n".join(f"{k}: {v}" for k, v in trailers)
     subject = f"[PATCH] {patch.subject}"
     if not subject.isascii():
         subject = Header(subject, "utf-8", header_name="Subject").encode()
@@ -457,10 +565,21 @@ INTERNAL_WORDS = (
 BENCHMARK_PATH_RE = re.compile(r"(?<![\w/.-])benchmarks/[\w./-]*\w")
 
 
-def default_tree(patch: Patch) -> Path | None:
-    """`.fork/<base>` beside `patches/<base>/` when it has been built."""
-    tree = patch.path.resolve().parent.parent.parent / ".fork" / patch.path.resolve().parent.name
+def tree_of(folder: Path) -> Path | None:
+    """`.fork/<base>` beside the queue folder `patches/<base>/` when it has been built."""
+    folder = folder.resolve()
+    tree = folder.parent.parent / ".fork" / folder.name
     return tree if tree.is_dir() else None
+
+
+def default_tree(patch: Patch) -> Path | None:
+    return tree_of(patch.path.parent)
+
+
+def _where(text: str, offset: int) -> str:
+    """`subject` or `body line N` of `subject\n\nmessage` at `offset`."""
+    number = text.count("\n", 0, offset) - 1  # a phrase may wrap: its first line
+    return "subject" if number < 1 else f"body line {number}"
 
 
 def internal_references(patch: Patch, tree: Path | None = None) -> list[str]:
@@ -476,8 +595,7 @@ def internal_references(patch: Patch, tree: Path | None = None) -> list[str]:
     text = f"{patch.subject}\n\n{patch.message}"
 
     def where(offset: int) -> str:
-        number = text.count("\n", 0, offset) - 1  # a phrase may wrap: its first line
-        return "subject" if number < 1 else f"body line {number}"
+        return _where(text, offset)
 
     seen: list[tuple[int, int]] = []
     for pattern, what in INTERNAL_WORDS:
@@ -505,16 +623,72 @@ def internal_references(patch: Patch, tree: Path | None = None) -> list[str]:
     return problems
 
 
+def fork_only_reason(patch: Patch) -> str | None:
+    """The bracketed reason of `Upstream-Status: Inappropriate [reason]`: a
+    patch kept in the fork and never proposed upstream."""
+    for status in patch.trailer_values(UPSTREAM_STATUS):
+        match = re.fullmatch(r"Inappropriate \[(.+)\]", status.strip())
+        if match:
+            return match.group(1)
+    return None
+
+
+def already_upstream(patch: Patch) -> list[str]:
+    return [s for s in patch.trailer_values(UPSTREAM_STATUS) if s.startswith(("Backport", "Accepted"))]
+
+
+def upstream_bound(patch: Patch) -> bool:
+    """Neither fork-only nor already upstream: it will be proposed."""
+    return fork_only_reason(patch) is None and not already_upstream(patch)
+
+
+def refuse_fork_only(patch: Patch) -> None:
+    reason = fork_only_reason(patch)
+    if reason is not None:
+        raise ForkError(f"{patch.name} is fork-only, never proposed upstream: {reason}")
+
+
+def message_problems(patch: Patch, tree: Path | None = None) -> list[str]:
+    """The message rules of `msgrules` (length, commands, paths, jargon, the
+    claims table), one line each. `tree`: the vLLM tree with the stack
+    applied (default `.fork/<base>` when built); without one, the path rules
+    are skipped."""
+    tree = tree if tree is not None else default_tree(patch)
+    text = f"{patch.subject}\n\n{patch.message}"
+    found: list[tuple[int, str]] = []
+    words = msgrules.word_count(patch.message)
+    if words > msgrules.MAX_WORDS:
+        finding = (
+            f"body: {words} words outside <details> blocks, more than {msgrules.MAX_WORDS} "
+            "(shorten it, or collapse supporting material in <details><summary>...</summary> "
+            "... </details>)"
+        )
+        found.append((len(text), finding))
+    repo = patch.path.resolve().parent.parent.parent
+    skip = set(patch.files()) | set(BENCHMARK_PATH_RE.findall(text))  # internal_references'
+    for offset, finding in msgrules.jargon(text) + msgrules.path_problems(text, tree, repo, skip):
+        found.append((offset, f"{_where(text, offset)}: {finding}"))
+    claims = sections(patch.message)["Claims"]
+    problem = msgrules.table_problem(claims) if claims else None
+    if problem:
+        found.append((len(text), problem))
+    return [f"{patch.name}: {finding}" for _, finding in sorted(found, key=lambda f: f[0])]
+
+
 def submission_problems(patch: Patch, tree: Path | None = None) -> list[str]:
     """Why the patch is not ready to go upstream: already there, missing
-    sections, internal references."""
+    sections, internal references, the message rules. A fork-only patch is
+    never proposed: nothing to check."""
+    if fork_only_reason(patch) is not None:
+        return []
     problems = [
         f"{patch.name}: already upstream ({UPSTREAM_STATUS}: {status}): nothing to submit"
-        for status in patch.trailer_values(UPSTREAM_STATUS)
-        if status.startswith(("Backport", "Accepted"))
+        for status in already_upstream(patch)
     ]
+    if problems:
+        return problems
     problems += [
         f"{patch.name}: no {name} section (mark it with a line '{name}:')"
         for name in missing_sections(patch)
     ]
-    return problems + internal_references(patch, tree)
+    return problems + internal_references(patch, tree) + message_problems(patch, tree)

@@ -5,6 +5,7 @@ with `git format-patch`, and on the real queues (well-formed; ready or not)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -16,11 +17,14 @@ from tests.conftest import make_pin
 from vllm_fork.bases import known_bases, load_base
 from vllm_fork.cli import main
 from vllm_fork.patchfile import Patch, parse_patch
+from vllm_fork.proposal import checklist
+from vllm_fork.upstream import PLACEHOLDER as PR_PLACEHOLDER
 from vllm_fork.upstream import (
     Identity,
     dependencies,
     internal_references,
     is_placeholder,
+    message_problems,
     submission_problems,
     submission_trailers,
     upstream_mail,
@@ -42,10 +46,17 @@ Overview:
 Why it is needed.
 
 Claims:
-It is faster.
+| config | baseline | result | GPU | runs |
+|---|---|---|---|---|
+| page 784, batch 1 | 10.0 us | 5.0 us | H200 | 3 |
+
+  pytest tests/kernels/test_x.py
 
 Validation:
-Its tests pass.
+  TRITON_INTERPRET=1 CUDA_VISIBLE_DEVICES= pytest tests/kernels/test_x.py
+2 passed.
+Not validated here: MI300X (gfx942): not run.
+Not validated here: MI355X (gfx950): not run.
 
 Details:
 Nothing was left out.
@@ -276,6 +287,7 @@ def test_real_trailers_kept_placeholder_dropped_submitter_once(series: Series) -
         ("Reviewed-by", "Real Reviewer <rr@reviewers.dev>"),
         ("Co-developed-by", "Bob Builder <bob@builder.dev>"),
         ("Signed-off-by", "Bob Builder <bob@builder.dev>"),
+        ("Co-authored-by", "Claude"),
         ("Signed-off-by", "Ada Lovelace <ada@lovelace.name>"),
     ]
 
@@ -394,7 +406,7 @@ def test_missing_section_refuses_unless_draft(
 ) -> None:
     s = make_series(tmp_path, [("[Kernel] Half a message", {"vllm/x.py": "x = 1\n"}, [])])
     text = s.path(1).read_text()
-    s.path(1).write_text(text.replace("Claims:\nIt is faster.\n\n", ""))
+    s.path(1).write_text(text.replace("Claims:\n", "").replace("| config", "Measured:\n| config"))
     argv = s.argv("upstream", "Half-a-message", "--author", "Ada Lovelace <ada@lovelace.name>")
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -406,6 +418,9 @@ def test_missing_section_refuses_unless_draft(
     out, err = capsys.readouterr()
     assert "## Claims\n\n(not stated in the commit message)" in out
     assert "warning: 0001-Kernel-Half-a-message.patch: not for submission: no Claims section" in err
+
+
+TABLE = "| Config | Baseline | Result | GPU | Runs | Command |\n|---|---|---|---|---|---|\n| a | 2 | 1 | H200 | 3 | c |"
 
 
 def patch_with(tmp_path: Path, body: str, files: tuple[str, ...] = ("vllm/x.py",)) -> Patch:
@@ -441,7 +456,7 @@ def test_one_finding_per_phrase(tmp_path: Path) -> None:
 
 
 def test_a_backport_is_not_submitted_again(tmp_path: Path) -> None:
-    patch = patch_with(tmp_path, "Overview:\nA.\nClaims:\nB.\nValidation:\nC.\nDetails:\nD.")
+    patch = patch_with(tmp_path, f"Overview:\nA.\nClaims:\n{TABLE}\nValidation:\nC.\nDetails:\nD.")
     assert submission_problems(patch) == []
     patch.trailers.append(("Upstream-Status", "Backport [v0.30.0]"))
     assert submission_problems(patch) == [
@@ -520,3 +535,148 @@ def test_real_series_mails_are_well_formed(base: str, patches: list[Patch]) -> N
 def test_real_series_is_ready_to_go_upstream(base: str) -> None:
     problems = [p for patch in dict(real_series())[base] for p in submission_problems(patch)]
     assert problems == []
+
+
+# -- what a submitter sends: PR body, checklist, RFC, message rules ------------
+
+
+def set_status(path: Path, status: str) -> None:
+    path.write_text(path.read_text().replace("Upstream-Status: Pending", f"Upstream-Status: {status}"))
+
+
+@pytest.mark.parametrize("how", [[], ["--pr-body"], ["--checklist"], ["--draft"]])
+def test_a_fork_only_patch_is_refused_with_its_reason(
+    series: Series, capsys: pytest.CaptureFixture[str], how: list[str]
+) -> None:
+    set_status(series.path(1), "Inappropriate [vendor kernel no upstream CI runs]")
+    assert main(series.argv("upstream", "Add-a-helper", *how)) == 2
+    assert capsys.readouterr().err == (
+        "error: 0001-ROCm-Kernel-Add-a-helper-module.patch is fork-only, never proposed "
+        "upstream: vendor kernel no upstream CI runs\n"
+    )
+    assert main(series.argv("upstream", "--lint")) == 0
+    assert "fork-only, not proposed: vendor kernel no upstream CI runs" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("co_author", "trailer"),
+    [(None, "Co-authored-by: Claude"), ("Bot <bot@ai.dev>", "Co-authored-by: Bot <bot@ai.dev>")],
+)
+def test_mail_states_ai_assistance_and_carries_the_trailers(
+    series: Series, capsys: pytest.CaptureFixture[str], co_author: str | None, trailer: str
+) -> None:
+    extra = ["--co-author", co_author] if co_author else []
+    assert main(series.argv("upstream", "Add-a-helper", *extra)) == 0
+    mail = capsys.readouterr().out
+    message = mail.split("\n---\n", 1)[0]  # what git am keeps
+    assert message.endswith(f"\n\n{trailer}\nSigned-off-by: Ada Lovelace <ada@lovelace.name>")
+    assert "**AI assistance:** AI assistance was used:" in message
+    assert "- [x] AI assistance was used during the creation of this PR." in message
+    assert "## Validation\n\n```bash\nTRITON_INTERPRET=1 CUDA_VISIBLE_DEVICES= pytest" in message
+    assert "**Not validated here:**\n\n- MI300X (gfx942): not run.\n- MI355X" in message
+
+
+def test_pr_body_is_the_template_with_one_placeholder(
+    series: Series, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(series.argv("upstream", "Change-line-32", "--pr-body", "--issue", "4242")) == 0
+    body = capsys.readouterr().out
+    headings = [line for line in body.splitlines() if line.startswith("## ")]
+    assert headings == ["## Overview", "## Claims", "## Validation", "## Details"]
+    assert "\n---\n\n<details>\n<summary> Pull Request Checklist </summary>" in body
+    assert "gh issue view 4242 --repo vllm-project/vllm --comments" in body
+    assert 'gh pr list --repo vllm-project/vllm --state open --search "attn"' in body
+    tags = {"<details>", "</details>", "<summary>", "</summary>"}
+    angled = [m for m in re.findall(r"<[^<>\n]*>", body) if m not in tags and "://" not in m]
+    assert angled == [PR_PLACEHOLDER]
+    assert "(not stated in the commit message)" not in body
+
+
+@pytest.mark.parametrize(
+    ("body", "finding"),
+    [
+        (f"{'word ' * 420}\n\nClaims:\n{TABLE}", None),
+        (f"{'word ' * 460}\n\nClaims:\n{TABLE}", "body: 4"),
+        (f"<details><summary>Sweep</summary>\n{'word ' * 900}\n</details>\n\nClaims:\n{TABLE}", None),
+        (f"Why.\n\nClaims:\n{TABLE.replace('Runs', 'Repeats')}", "lacks column(s) runs"),
+        (f"Why.\n\nClaims:\n{TABLE.replace('Baseline', 'Baseline (us)')}", None),
+        ("Why.\n\nClaims:\nIt is 2x faster on an H200.", "Claims has no markdown table"),
+        (f"Why.\n\nClaims:\n{TABLE.replace('| Command', '| Note')}", "has no command"),
+        (f"Why.\n\nClaims:\n{TABLE.replace('| Command', '| Note')}\n\n  pytest t.py", None),
+        (f"Measured in session 3.\n\nClaims:\n{TABLE}", "'session' is"),
+        (f"From the write-up.\n\nClaims:\n{TABLE}", "'write-up' is"),
+        (f"As in call 116.\n\nClaims:\n{TABLE}", "'call 116' is"),
+    ],
+)
+def test_message_rules(tmp_path: Path, body: str, finding: str | None) -> None:
+    problems = message_problems(patch_with(tmp_path, body))
+    assert (problems == []) if finding is None else (len(problems) == 1 and finding in problems[0])
+
+
+def test_paths_must_be_in_vllms_tree_not_only_in_this_repository(tmp_path: Path) -> None:
+    body = (
+        f"Replayed with tools/x.py.\n\nClaims:\n{TABLE}\n\n"
+        "```bash\nVLLM_X=1 python tests/kernels/bench_a.py --out results/x.json \\\n"
+        "    --model Qwen/Qwen3.5-27B\npytest tests/kernels/test_a.py::test_b\n```"
+    )
+    repo = tmp_path / "queue"
+    for name in ("benchmarks/replay_scheduler.py", "tools/x.py"):
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text("")
+    assert message_problems(patch_with(tmp_path, body)) == []  # no tree: not checked
+    tree = repo / ".fork" / "v1.0.0"
+    (tree / "tests/kernels").mkdir(parents=True)
+    (tree / "tests/kernels/test_a.py").write_text("")
+    problems = message_problems(patch_with(tmp_path, body))
+    assert len(problems) == 2
+    assert "body line 1: tools/x.py exists only in this repository" in problems[0]
+    assert "`python tests/kernels/bench_a.py ...` names tests/kernels/bench_a.py" in problems[1]
+    added = patch_with(tmp_path, body, files=("tests/kernels/bench_a.py",))
+    assert len(message_problems(added)) == 1
+
+
+@pytest.mark.parametrize(
+    ("files", "backends"),
+    [
+        (("vllm/v1/attention/backends/triton_attn.py",), ["TRITON_ATTN"]),
+        (("vllm/v1/attention/backends/rocm_attn.py",), ["ROCM_ATTN"]),
+        (("vllm/v1/attention/ops/decode_page_contiguous.py",), ["ROCM_ATTN", "TRITON_ATTN"]),
+    ],
+)
+def test_checklist_has_the_tests_and_the_serving_ab(
+    tmp_path: Path, files: tuple[str, ...], backends: list[str]
+) -> None:
+    s = make_series(tmp_path, [("[Perf] Route it", {f: "x = 1\n" for f in files}, [])])
+    text = checklist(parse_patch(s.path(1)), [], "v1.0.0")
+    assert "       TRITON_INTERPRET=1 CUDA_VISIBLE_DEVICES= pytest tests/kernels/test_x.py\n" in text
+    assert "       MI300X (gfx942): not run.\n" in text
+    for backend in ("ROCM_ATTN", "TRITON_ATTN"):
+        serve = f"vllm serve Qwen/Qwen3.5-27B --attention-backend {backend} --max-num-batched-tokens 4096"
+        assert (serve in text) == (backend in backends)
+    for tokens in (6144, 12288, 24576):
+        assert (
+            f"--random-input-len {tokens} --random-range-ratio 0.33 --random-output-len 512 "
+            "--num-prompts 10 --max-concurrency 10 --seed 0 --save-result" in text
+        )
+    assert "python tests/evals/gsm8k/gsm8k_eval.py --port 8000" in text
+    assert "failed != 0" in text
+
+
+def test_rfc_needs_its_prose_and_generates_the_plan(
+    series: Series, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(series.argv("upstream", "--rfc")) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"error: no RFC text: write its prose in {series.folder.resolve() / 'rfc.md'} "
+        "(with a line <!-- pr-plan --> where the PR plan goes)\n"
+    )
+    (series.folder / "rfc.md").write_text("# RFC\n\n## PR plan\n\n<!-- pr-plan -->\n\nThanks.\n")
+    set_status(series.path(2), "Inappropriate [DCU only]")
+    assert main(series.argv("upstream", "--rfc")) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# RFC\n\n## PR plan\n\n1. [ROCm][Kernel] Add a helper module (+10/-0 lines")
+    assert "\n- not proposed (fork-only: DCU only): [ROCm][Perf] Change line 10\n" in out
+    assert "\n2. [ROCm][Perf] Drop line 30 (" in out
+    assert "4. [Kernel] Extend the helper (+1/-1 lines, +1 non-test; needs PR 1)" in out
+    assert "needs not proposed: [ROCm][Perf] Change line 10" in out and out.endswith("Thanks.\n")
