@@ -126,16 +126,26 @@ class Ops:
     def routed(
         self, page: int, heads: tuple[int, int, int], batch: int, dtype, layout: str, device
     ) -> bool | None:
-        """The routing predicates' answer for the backend of ``layout`` (None
-        where the module has none): TRITON_ATTN passes ``small_pages`` and
-        keeps the grids ``decode_grid_stays_on_unified_attention`` names on
-        unified_attention; ROCM_ATTN passes ``small_pages`` where ROCm's HIP
-        kernel is not built for the head size (head 256: rocm_attn.py)."""
-        if self.route is None:
-            return None
+        """Whether the backend of ``layout`` sends this point to the op. Where
+        the op module has no routing predicate (the routing lives in the
+        backends), the backends' rules: TRITON_ATTN (on sm_90) pages of at
+        least 64 tokens or 16/32, ROCM_ATTN pages that are not a power of
+        two; both with one query head per KV head only on multiples of 64.
+        Older queues: the module's predicates (TRITON_ATTN passes
+        ``small_pages`` and keeps the grids
+        ``decode_grid_stays_on_unified_attention`` names on unified_attention;
+        ROCM_ATTN passes ``small_pages`` where ROCm's HIP kernel is not built
+        for the head size)."""
         import inspect
 
         hq, hk, head_size = heads
+        if self.route is None:
+            served = self.dpc.supports_page_contiguous_decode(head_size, hq // hk, dtype)
+            if layout == "triton":
+                page_ok = page >= 64 or page in (16, 32)
+            else:
+                page_ok = page & (page - 1) != 0
+            return bool(served and page_ok and (hq // hk > 1 or page % 64 == 0))
         params = inspect.signature(self.route).parameters
         small_pages = layout == "triton" or head_size not in HIP_KERNEL_HEAD_SIZES
         kwargs = {"small_pages": True} if "small_pages" in params and small_pages else {}
@@ -189,10 +199,12 @@ class Group:
         self.segm_out = torch.empty((rows, self.hq, 16, hs_pad), dtype=torch.float32, device=device)
         self.segm_max = torch.empty((rows, self.hq, 16), dtype=torch.float32, device=device)
         self.segm_sum = torch.empty_like(self.segm_max)
+        import inspect
+
+        numel = ops.dpc.decode_page_contiguous_workspace_numel
+        by_dtype = "dtype" in inspect.signature(numel).parameters
         self.workspace = torch.empty(
-            ops.dpc.decode_page_contiguous_workspace_numel(
-                self.hq, self.hk, self.hs, dtype, device
-            ),
+            numel(self.hq, self.hk, self.hs, *((dtype,) if by_dtype else ()), device),
             dtype=torch.float32,
             device=device,
         )

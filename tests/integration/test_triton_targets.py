@@ -3,9 +3,7 @@
 Runs tools/triton_targets.py (offline compiles for gfx90a, gfx942, gfx950 and
 sm_90 through each kernel's own wrapper) against each base's built fork tree
 with that tree's venv; fails on a config over a target's LDS/shared memory,
-a register spill, a decode residency claimed above the compiled one, or a
-wave-split decode kernel that holds fewer programs per compute unit than the
-config's split count assumes.
+or a register spill.
 """
 
 from __future__ import annotations
@@ -72,31 +70,6 @@ def test_prefix_prefill_on_nhd_views_fails_only_where_it_needs_more(
         )
     else:
         assert all(p.startswith("upstream config, not failed") for p in nhd.problems)
-
-
-@pytest.mark.parametrize(
-    "claimed, fails, noted", [(3, False, False), (4, True, False), (2, False, True)]
-)
-def test_decode_residency_fails_only_when_claimed_above_what_fits(
-    claimed: int, fails: bool, noted: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A decode config's programs per CU against the least resident of its
-    cases (3 here): more fails (a partial second wave), fewer is noted."""
-    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
-    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
-    monkeypatch.syspath_prepend(str(ROOT / "tools"))
-    import triton_targets
-
-    rows = [
-        triton_targets.Row("sm_90", case, "_decode_page_contiguous_kernel", 4, 3, 0, 0, 0, 0, fit)
-        for case, fit in (("a", 3), ("b", 5))
-    ]
-    for r in rows:
-        r.expect_per_cu, r.expect_group = claimed, "head 256, 2-byte"
-    triton_targets.judge_decode_residency(rows)
-    assert bool(rows[0].problems) == fails, rows[0].problems
-    assert bool(rows[0].notes) == noted, rows[0].notes
-    assert not rows[1].problems and not rows[1].notes
 
 
 @pytest.mark.integration
