@@ -511,3 +511,234 @@ def new_mypy_errors(base: Base, tree: Path, argv: list[str], env: dict[str, str]
     if not new:
         log(f"  gate: mypy: {len(errors)} error(s), all present at {base.tag} too")
     return "\n".join(new)
+
+
+# --- (e) upstream's tests stay green -------------------------------------------------
+
+
+def _module_name(path: str) -> str:
+    return path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+
+
+def _imported_names(source: str) -> set[str]:
+    """Every dotted name a module imports: `import a.b` gives a.b,
+    `from a import b, c` gives a, a.b and a.c."""
+    import ast
+
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def exercises(source: str, paths: list[str]) -> list[str]:
+    """The files of `paths` (vllm/a/b.py) a test module's source names: it
+    imports the module (`import vllm.a.b`, `from vllm.a.b import x`,
+    `from vllm.a import b`), or its text holds the module's dotted name as
+    a word (`mock.patch("vllm.a.b.x")`) or the path itself."""
+    names: set[str] | None = None
+    hits = []
+    for path in paths:
+        module = _module_name(path)
+        if path in source or re.search(re.escape(module) + r"(?!\w)", source):
+            hits.append(path)
+            continue
+        if names is None:
+            try:
+                names = _imported_names(source)
+            except SyntaxError:
+                names = set()
+        if any(name == module or name.startswith(module + ".") for name in names):
+            hits.append(path)
+    return hits
+
+
+def _blobs(tree: Path, revs: list[str]) -> list[str]:
+    """The text of each `rev:path`, read by one `git cat-file --batch`."""
+    batch = "".join(rev + "\n" for rev in revs).encode()
+    proc = subprocess.run(["git", "cat-file", "--batch"], cwd=tree, input=batch, capture_output=True, check=True)
+    out, pos, texts = proc.stdout, 0, []
+    for _ in revs:
+        end = out.index(b"\n", pos)
+        size = int(out[pos:end].split()[2])
+        texts.append(out[end + 1 : end + 1 + size].decode(errors="replace"))
+        pos = end + 1 + size + 1
+    return texts
+
+
+def upstream_tests(base: Base, tree: Path) -> dict[str, list[str]]:
+    """The release's own test files that exercise the files the series
+    modifies: test file -> the modified files it names.
+
+    The rule: every `vllm/**.py` file that exists at the release and differs
+    at HEAD (a package's `__init__.py` stands for the package); every
+    `tests/**/test_*.py` file of the release tag (so never one the series
+    adds: those are bisect's) whose source at the release names one of
+    them, as `exercises` decides: an import of the module, its dotted name
+    or its path. Files the series adds have no upstream tests."""
+    diff = git(tree, "diff", "--name-only", "--diff-filter=M", f"{base.tag}..HEAD").stdout.split()
+    modified = [f for f in diff if f.startswith("vllm/") and f.endswith(".py")]
+    if not modified:
+        return {}
+    # Each way of naming a module spells its last part: only the files that
+    # hold one of those are read (git grep at the tag).
+    words = [arg for f in modified for arg in ("-e", _module_name(f).rpartition(".")[2])]
+    grep = git(tree, "grep", "-l", "-z", "-F", *words, base.tag, "--", "tests", check=False).stdout
+    listed = [hit.removeprefix(f"{base.tag}:") for hit in grep.split("\0")]
+    names = sorted(f for f in listed if TEST_FILE_RE.match(f))
+    chosen: dict[str, list[str]] = {}
+    for name, source in zip(names, _blobs(tree, [f"{base.tag}:{name}" for name in names]), strict=True):
+        hits = exercises(source, modified)
+        if hits:
+            chosen[name] = hits
+    return chosen
+
+
+@dataclass
+class Outcome:
+    """One test's outcome in one run (passed, skipped, failed or error),
+    with the first line pytest gave when it did not pass."""
+
+    state: str
+    message: str = ""
+    seconds: float = 0.0
+
+
+# A test reported twice (a failing teardown after a passing call) keeps the worse.
+RANK = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
+JUNIT_STATE = {"skipped": "skipped", "failure": "failed", "error": "error"}
+
+
+def _first_line(message: str, text: str) -> str:
+    """What went wrong, in a line: pytest's message, or where it has only
+    "collection failure" (or nothing), the last `E   ...` line of its text."""
+    if message and message != "collection failure":
+        return message.strip().splitlines()[0][:300] if message.strip() else ""
+    errors = [line[1:].strip() for line in text.splitlines() if line.startswith("E ")]
+    return (errors[-1] if errors else message)[:300]
+
+
+def junit_outcomes(xml_text: str, files: list[str]) -> tuple[dict[str, Outcome], dict[str, Outcome]]:
+    """From pytest's junit xml report of a run of `files`: (node id ->
+    outcome, file -> outcome for each file that was not collected: an error,
+    or skipped as a whole by `pytest.skip(allow_module_level=True)`)."""
+    import xml.etree.ElementTree as ET
+
+    modules = {_module_name(f): f for f in files}
+    outcomes: dict[str, Outcome] = {}
+    uncollected: dict[str, Outcome] = {}
+    for case in ET.fromstring(xml_text).iter("testcase"):
+        classname, name = case.get("classname", ""), case.get("name", "")
+        state, message = "passed", ""
+        for child in case:
+            new = JUNIT_STATE.get(child.tag)
+            if new and RANK[new] > RANK[state]:
+                state = new
+                message = _first_line(child.get("message") or "", child.text or "")
+        if not classname:  # the name is the module's
+            uncollected[modules.get(name, name)] = Outcome(state, message)
+            continue
+        module = max((m for m in modules if classname == m or classname.startswith(m + ".")), key=len, default="")
+        if not module:
+            continue
+        classes = classname[len(module) + 1 :].split(".") if classname != module else []
+        node = "::".join([modules[module], *classes, name])
+        seconds = float(case.get("time") or 0)
+        old = outcomes.get(node)
+        if old is None or RANK[state] > RANK[old.state]:
+            outcomes[node] = Outcome(state, message, seconds + (old.seconds if old else 0))
+    return outcomes, uncollected
+
+
+UPSTREAM_TIMEOUT_S = 300
+
+
+def run_tests(
+    tree: Path, python: Path, files: list[str], label: str, log
+) -> tuple[dict[str, Outcome], dict[str, Outcome]]:
+    """Run `files` under pytest in `tree` as checked out now, on the CPU
+    (`cpu_test_env`), each test at most UPSTREAM_TIMEOUT_S where the venv
+    has pytest-timeout; their outcomes as `junit_outcomes` gives them."""
+    with tempfile.TemporaryDirectory(prefix="vllm-fork-upstream-") as tmp:
+        report = Path(tmp) / "junit.xml"
+        cmd = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--continue-on-collection-errors"]
+        # Test ids relative to the tree, whatever config it has.
+        cmd += ["--rootdir", ".", "-o", "junit_family=xunit2", f"--junitxml={report}"]
+        has_timeout = subprocess.run([str(python), "-c", "import pytest_timeout"], capture_output=True).returncode == 0
+        if has_timeout:
+            cmd += ["--timeout", str(UPSTREAM_TIMEOUT_S)]
+        start = time.monotonic()
+        proc = subprocess.run([*cmd, *files], cwd=tree, env=cpu_test_env(), capture_output=True, text=True)
+        took = time.monotonic() - start
+        if not report.is_file():
+            tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-20:])
+            raise ForkError(f"pytest wrote no report {label} (exit {proc.returncode})", tail)
+        outcomes, uncollected = junit_outcomes(report.read_text(), files)
+    counts = {state: sum(o.state == state for o in outcomes.values()) for state in RANK}
+    summary = ", ".join(f"{n} {state}" for state, n in counts.items() if n)
+    files_out = f", {len(uncollected)} file(s) not collected" if uncollected else ""
+    log(f"  upstream-tests: {label}: {summary or 'no tests'}{files_out} ({took:.0f} s)")
+    per_file: dict[str, float] = {}
+    for node, outcome in outcomes.items():
+        per_file[node.split("::")[0]] = per_file.get(node.split("::")[0], 0.0) + outcome.seconds
+    for name, seconds in sorted(per_file.items(), key=lambda kv: -kv[1])[:5]:
+        if seconds >= 30:
+            log(f"    {seconds:.0f} s in {name}")
+    return outcomes, uncollected
+
+
+@dataclass
+class Regression:
+    test: str  # pytest node id
+    state: str  # on the fork: failed, error, skipped, not collected, missing
+    message: str
+
+
+def upstream_regressions(base: Base, tree: Path, python: Path, log) -> list[Regression]:
+    """The release's tests of what the series modifies (`upstream_tests`),
+    run at the release tag and at HEAD: every test that passes at the
+    release and does not pass at HEAD.
+
+    A test file the series changes runs in its release version at the
+    release and its HEAD version at HEAD, compared by test id: a test it
+    fails is reported, one it skips or drops is not (the series changed
+    that test on purpose). In a file the series leaves alone, a test
+    that is skipped or gone at HEAD is reported too."""
+    chosen = upstream_tests(base, tree)
+    if not chosen:
+        log("  upstream-tests: the series modifies no vllm/ file that the release's tests name")
+        return []
+    files = list(chosen)
+    log(f"  upstream-tests: {len(files)} test file(s) of {base.tag} exercise the files the series modifies")
+    changed = set(git(tree, "diff", "--name-only", f"{base.tag}..HEAD", "--", "tests").stdout.split())
+    with checked_out(tree, base.tag):
+        before, _ = run_tests(tree, python, files, f"at {base.tag}", log)
+    present = [f for f in files if (tree / f).is_file()]
+    after, uncollected = run_tests(tree, python, present, "at HEAD", log) if present else ({}, {})
+    found = []
+    for test, outcome in sorted(before.items()):
+        if outcome.state != "passed":
+            continue
+        name = test.split("::")[0]
+        now = after.get(test) or uncollected.get(name)
+        if now is None:
+            if name not in changed:
+                found.append(Regression(test, "missing", "no such test at HEAD"))
+        elif now.state == "error" and test not in after:
+            found.append(Regression(test, "not collected", now.message))
+        elif now.state == "skipped" and name in changed:
+            continue
+        elif now.state != "passed":
+            found.append(Regression(test, now.state, now.message))
+    return found
+
+
+UPSTREAM_REMEDY = (
+    "Fix the series, not the test: these are vLLM's own tests of the files the "
+    "series modifies, and they pass on the release. If a PR deliberately changes "
+    "the behaviour a test pins, change that test in the PR and say why in its message."
+)
