@@ -615,11 +615,13 @@ JUNIT_STATE = {"skipped": "skipped", "failure": "failed", "error": "error"}
 
 def _first_line(message: str, text: str) -> str:
     """What went wrong, in a line: pytest's message, or where it has only
-    "collection failure" (or nothing), the last `E   ...` line of its text."""
-    if message and message != "collection failure":
-        return message.strip().splitlines()[0][:300] if message.strip() else ""
-    errors = [line[1:].strip() for line in text.splitlines() if line.startswith("E ")]
-    return (errors[-1] if errors else message)[:300]
+    "collection failure" (or nothing), the last `E   ...` line of its text
+    (an import error) or else its last line (a native traceback's)."""
+    if message.strip() and message != "collection failure":
+        return message.strip().splitlines()[0][:300]
+    lines = [line for line in text.splitlines() if line.strip()]
+    errors = [line[1:].strip() for line in lines if line.startswith("E ")]
+    return (errors or lines or [message])[-1].strip()[:300]
 
 
 def junit_outcomes(xml_text: str, files: list[str]) -> tuple[dict[str, Outcome], dict[str, Outcome]]:
@@ -655,24 +657,73 @@ def junit_outcomes(xml_text: str, files: list[str]) -> tuple[dict[str, Outcome],
 
 
 UPSTREAM_TIMEOUT_S = 300
+# vLLM's tests/conftest.py cleans up after every test not marked
+# skip_global_cleanup: it tears down torch.distributed and vLLM's parallel
+# groups, runs gc.collect() and empties the GPU's caches. On the CPU the
+# gc.collect() of a heap holding torch and vLLM cost 0.15 s or more a test
+# (test_layernorm.py's 1,945 failing GPU tests: over 300 s, 14 s without
+# it). This plugin marks every test so, and keeps the teardown of the
+# parallel groups that a later test could trip over. Where
+# $VLLM_FORK_ONLY_TESTS names a file, it runs only the tests (node ids,
+# one a line) that file lists, and deselects the others.
+UPSTREAM_PLUGIN = """\
+import os
+import sys
+
+import pytest
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "skip_global_cleanup: no cleanup after the test")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        item.add_marker(pytest.mark.skip_global_cleanup)
+    if os.environ.get("VLLM_FORK_ONLY_TESTS"):
+        with open(os.environ["VLLM_FORK_ONLY_TESTS"]) as f:
+            only = set(f.read().splitlines())
+        config.hook.pytest_deselected(items=[item for item in items if item.nodeid not in only])
+        items[:] = [item for item in items if item.nodeid in only]
+
+
+@pytest.fixture(autouse=True)
+def _vllm_fork_parallel_groups_teardown():
+    yield
+    parallel_state = sys.modules.get("vllm.distributed.parallel_state")
+    if parallel_state is not None:
+        parallel_state.destroy_model_parallel()
+        parallel_state.destroy_distributed_environment()
+"""
 
 
 def run_tests(
-    tree: Path, python: Path, files: list[str], label: str, log
+    tree: Path, python: Path, files: list[str], label: str, log, only: list[str] | None = None
 ) -> tuple[dict[str, Outcome], dict[str, Outcome]]:
-    """Run `files` under pytest in `tree` as checked out now, on the CPU
-    (`cpu_test_env`), each test at most UPSTREAM_TIMEOUT_S where the venv
-    has pytest-timeout; their outcomes as `junit_outcomes` gives them."""
+    """Run `files` (of them only the tests `only` names, if given) under
+    pytest in `tree` as checked out now, on the CPU (`cpu_test_env`), each
+    test at most UPSTREAM_TIMEOUT_S where the venv has pytest-timeout; their
+    outcomes as `junit_outcomes` gives them."""
     with tempfile.TemporaryDirectory(prefix="vllm-fork-upstream-") as tmp:
         report = Path(tmp) / "junit.xml"
-        cmd = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--continue-on-collection-errors"]
-        # Test ids relative to the tree, whatever config it has.
-        cmd += ["--rootdir", ".", "-o", "junit_family=xunit2", f"--junitxml={report}"]
+        args = Path(tmp) / "args"
+        args.write_text("".join(f + "\n" for f in files))
+        (Path(tmp) / "vllm_fork_upstream_plugin.py").write_text(UPSTREAM_PLUGIN)
+        env = cpu_test_env()
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (tmp, env.get("PYTHONPATH")) if p)
+        if only is not None:
+            env["VLLM_FORK_ONLY_TESTS"] = str(Path(tmp) / "only")
+            Path(env["VLLM_FORK_ONLY_TESTS"]).write_text("".join(test + "\n" for test in only))
+        cmd = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "vllm_fork_upstream_plugin"]
+        # Test ids relative to the tree, whatever config it has; tracebacks
+        # as Python prints them (pytest's own cost 55 ms a failing test).
+        cmd += ["--continue-on-collection-errors", "--rootdir", ".", "--tb=native"]
+        cmd += ["-o", "junit_family=xunit2", f"--junitxml={report}"]
         has_timeout = subprocess.run([str(python), "-c", "import pytest_timeout"], capture_output=True).returncode == 0
         if has_timeout:
             cmd += ["--timeout", str(UPSTREAM_TIMEOUT_S)]
         start = time.monotonic()
-        proc = subprocess.run([*cmd, *files], cwd=tree, env=cpu_test_env(), capture_output=True, text=True)
+        proc = subprocess.run([*cmd, f"@{args}"], cwd=tree, env=env, capture_output=True, text=True)
         took = time.monotonic() - start
         if not report.is_file():
             tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-20:])
@@ -698,10 +749,44 @@ class Regression:
     message: str
 
 
-def upstream_regressions(base: Base, tree: Path, python: Path, log) -> list[Regression]:
+def release_outcomes(
+    base: Base, tree: Path, python: Path, files: list[str], log, cache: Path | None
+) -> dict[str, Outcome]:
+    """The outcomes of `files` at the release tag, from `cache` (a folder)
+    where an earlier run left them for the same release commit, files, venv
+    (its vllm-fork-stamp: what it was installed from) and way of running."""
+    import hashlib
+
+    stamp = python.parent.parent / "vllm-fork-stamp"
+    key = [
+        git(tree, "rev-parse", f"{base.tag}^{{commit}}").stdout.strip(),
+        stamp.read_text() if stamp.is_file() else str(python),
+        UPSTREAM_TIMEOUT_S,
+        UPSTREAM_PLUGIN,
+        files,
+    ]
+    digest = hashlib.sha256(json.dumps(key).encode()).hexdigest()[:16]
+    path = cache / f"upstream-tests-{base.name}-{digest}.json" if cache else None
+    if path and path.is_file():
+        saved = json.loads(path.read_text())
+        log(f"  upstream-tests: at {base.tag}: {len(saved)} outcomes from {path}")
+        return {test: Outcome(*outcome) for test, outcome in saved.items()}
+    with checked_out(tree, base.tag):
+        outcomes, _ = run_tests(tree, python, files, f"at {base.tag}", log)
+    if path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({t: [o.state, o.message, o.seconds] for t, o in outcomes.items()}, indent=0))
+        tmp.replace(path)
+    return outcomes
+
+
+def upstream_regressions(base: Base, tree: Path, python: Path, log, cache: Path | None = None) -> list[Regression]:
     """The release's tests of what the series modifies (`upstream_tests`),
-    run at the release tag and at HEAD: every test that passes at the
-    release and does not pass at HEAD.
+    run at the release tag (or read from `cache`, see `release_outcomes`)
+    and at HEAD: every test that passes at the release and does not pass
+    at HEAD. At HEAD only those run: not the tests that did not pass at the
+    release (vLLM's GPU tests, most of them), nor those the series adds.
 
     A test file the series changes runs in its release version at the
     release and its HEAD version at HEAD, compared by test id: a test it
@@ -715,14 +800,15 @@ def upstream_regressions(base: Base, tree: Path, python: Path, log) -> list[Regr
     files = list(chosen)
     log(f"  upstream-tests: {len(files)} test file(s) of {base.tag} exercise the files the series modifies")
     changed = set(git(tree, "diff", "--name-only", f"{base.tag}..HEAD", "--", "tests").stdout.split())
-    with checked_out(tree, base.tag):
-        before, _ = run_tests(tree, python, files, f"at {base.tag}", log)
+    before = release_outcomes(base, tree, python, files, log, cache)
+    passed = sorted(test for test, outcome in before.items() if outcome.state == "passed")
+    # The same files, so that HEAD imports what the release did before each
+    # test (a test of test_mla_prefill_selector.py passes in the release's
+    # whole run and skips alone), but only the tests that passed there.
     present = [f for f in files if (tree / f).is_file()]
-    after, uncollected = run_tests(tree, python, present, "at HEAD", log) if present else ({}, {})
+    after, uncollected = run_tests(tree, python, present, "at HEAD", log, passed) if passed and present else ({}, {})
     found = []
-    for test, outcome in sorted(before.items()):
-        if outcome.state != "passed":
-            continue
+    for test in passed:
         name = test.split("::")[0]
         now = after.get(test) or uncollected.get(name)
         if now is None:

@@ -221,7 +221,7 @@ def cmd_check(ctx: Ctx, args: argparse.Namespace) -> int:
                 print("  " + f)
             failed |= bool(findings)
         if "upstream-tests" in wanted:
-            regressions = checks.upstream_regressions(base, tree, python, ctx.log)
+            regressions = checks.upstream_regressions(base, tree, python, ctx.log, ctx.cache)
             print(
                 "upstream-tests: "
                 + (f"{len(regressions)} test(s) pass at the release and fail on the fork" if regressions else "ok")

@@ -90,4 +90,13 @@ def test_a_series_that_keeps_upstream_tests_green_passes(tmp_path: Path) -> None
     # It also changes a test on purpose: that test's new version runs at HEAD.
     test = RELEASE["tests/test_value.py"].replace("[1, 2]", "[1, 3]")
     patch(tree, {"vllm/value.py": value, "tests/test_value.py": test, "tests/test_new.py": NEW_TEST})
-    assert upstream_regressions(base, tree, Path(sys.executable), print) == []
+    logs: list[str] = []
+    assert upstream_regressions(base, tree, Path(sys.executable), logs.append, tmp_path / "cache") == []
+    # HEAD runs only the tests that passed at the release: not test_gpu, nor
+    # test_value[3], nor the series' own test_new.
+    assert "  upstream-tests: at HEAD: 3 passed" in [line.split(" (")[0] for line in logs], logs
+    # The release's outcomes are kept: a second check runs only HEAD's tests.
+    first = len(logs)
+    assert upstream_regressions(base, tree, Path(sys.executable), logs.append, tmp_path / "cache") == []
+    assert not any(" outcomes from " in line for line in logs[:first])
+    assert any(" outcomes from " in line for line in logs[first:]), logs
