@@ -517,3 +517,320 @@ def new_mypy_errors(base: Base, tree: Path, argv: list[str], env: dict[str, str]
     if not new:
         log(f"  gate: mypy: {len(errors)} error(s), all present at {base.tag} too")
     return "\n".join(new)
+
+
+# --- (e) upstream's tests stay green -------------------------------------------------
+
+
+def _module_name(path: str) -> str:
+    return path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+
+
+def _imported_names(source: str) -> set[str]:
+    """Every dotted name a module imports: `import a.b` gives a.b,
+    `from a import b, c` gives a, a.b and a.c."""
+    import ast
+
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def exercises(source: str, paths: list[str]) -> list[str]:
+    """The files of `paths` (vllm/a/b.py) a test module's source names: it
+    imports the module (`import vllm.a.b`, `from vllm.a.b import x`,
+    `from vllm.a import b`), or its text holds the module's dotted name as
+    a word (`mock.patch("vllm.a.b.x")`) or the path itself."""
+    names: set[str] | None = None
+    hits = []
+    for path in paths:
+        module = _module_name(path)
+        if path in source or re.search(re.escape(module) + r"(?!\w)", source):
+            hits.append(path)
+            continue
+        if names is None:
+            try:
+                names = _imported_names(source)
+            except SyntaxError:
+                names = set()
+        if any(name == module or name.startswith(module + ".") for name in names):
+            hits.append(path)
+    return hits
+
+
+def _blobs(tree: Path, revs: list[str]) -> list[str]:
+    """The text of each `rev:path`, read by one `git cat-file --batch`."""
+    batch = "".join(rev + "\n" for rev in revs).encode()
+    proc = subprocess.run(["git", "cat-file", "--batch"], cwd=tree, input=batch, capture_output=True, check=True)
+    out, pos, texts = proc.stdout, 0, []
+    for _ in revs:
+        end = out.index(b"\n", pos)
+        size = int(out[pos:end].split()[2])
+        texts.append(out[end + 1 : end + 1 + size].decode(errors="replace"))
+        pos = end + 1 + size + 1
+    return texts
+
+
+def upstream_tests(base: Base, tree: Path) -> dict[str, list[str]]:
+    """The release's own test files that exercise the files the series
+    modifies: test file -> the modified files it names.
+
+    The rule: every `vllm/**.py` file that exists at the release and differs
+    at HEAD (a package's `__init__.py` stands for the package); every
+    `tests/**/test_*.py` file of the release tag (so never one the series
+    adds: those are bisect's) whose source at the release names one of
+    them, as `exercises` decides: an import of the module, its dotted name
+    or its path. Files the series adds have no upstream tests."""
+    diff = git(tree, "diff", "--name-only", "--diff-filter=M", f"{base.tag}..HEAD").stdout.split()
+    modified = [f for f in diff if f.startswith("vllm/") and f.endswith(".py")]
+    if not modified:
+        return {}
+    # Each way of naming a module spells its last part: only the files that
+    # hold one of those are read (git grep at the tag).
+    words = [arg for f in modified for arg in ("-e", _module_name(f).rpartition(".")[2])]
+    grep = git(tree, "grep", "-l", "-z", "-F", *words, base.tag, "--", "tests", check=False).stdout
+    listed = [hit.removeprefix(f"{base.tag}:") for hit in grep.split("\0")]
+    names = sorted(f for f in listed if TEST_FILE_RE.match(f))
+    chosen: dict[str, list[str]] = {}
+    for name, source in zip(names, _blobs(tree, [f"{base.tag}:{name}" for name in names]), strict=True):
+        hits = exercises(source, modified)
+        if hits:
+            chosen[name] = hits
+    return chosen
+
+
+@dataclass
+class Outcome:
+    """One test's outcome in one run (passed, skipped, failed or error),
+    with the first line pytest gave when it did not pass."""
+
+    state: str
+    message: str = ""
+    seconds: float = 0.0
+
+
+# A test reported twice (a failing teardown after a passing call) keeps the worse.
+RANK = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
+JUNIT_STATE = {"skipped": "skipped", "failure": "failed", "error": "error"}
+
+
+def _first_line(message: str, text: str) -> str:
+    """What went wrong, in a line: pytest's message, or where it has only
+    "collection failure" (or nothing), the last `E   ...` line of its text
+    (an import error) or else its last line (a native traceback's)."""
+    if message.strip() and message != "collection failure":
+        return message.strip().splitlines()[0][:300]
+    lines = [line for line in text.splitlines() if line.strip()]
+    errors = [line[1:].strip() for line in lines if line.startswith("E ")]
+    return (errors or lines or [message])[-1].strip()[:300]
+
+
+def junit_outcomes(xml_text: str, files: list[str]) -> tuple[dict[str, Outcome], dict[str, Outcome]]:
+    """From pytest's junit xml report of a run of `files`: (node id ->
+    outcome, file -> outcome for each file that was not collected: an error,
+    or skipped as a whole by `pytest.skip(allow_module_level=True)`)."""
+    import xml.etree.ElementTree as ET
+
+    modules = {_module_name(f): f for f in files}
+    outcomes: dict[str, Outcome] = {}
+    uncollected: dict[str, Outcome] = {}
+    for case in ET.fromstring(xml_text).iter("testcase"):
+        classname, name = case.get("classname", ""), case.get("name", "")
+        state, message = "passed", ""
+        for child in case:
+            new = JUNIT_STATE.get(child.tag)
+            if new and RANK[new] > RANK[state]:
+                state = new
+                message = _first_line(child.get("message") or "", child.text or "")
+        if not classname:  # the name is the module's
+            uncollected[modules.get(name, name)] = Outcome(state, message)
+            continue
+        module = max((m for m in modules if classname == m or classname.startswith(m + ".")), key=len, default="")
+        if not module:
+            continue
+        classes = classname[len(module) + 1 :].split(".") if classname != module else []
+        node = "::".join([modules[module], *classes, name])
+        seconds = float(case.get("time") or 0)
+        old = outcomes.get(node)
+        if old is None or RANK[state] > RANK[old.state]:
+            outcomes[node] = Outcome(state, message, seconds + (old.seconds if old else 0))
+    return outcomes, uncollected
+
+
+UPSTREAM_TIMEOUT_S = 300
+# vLLM's tests/conftest.py cleans up after every test not marked
+# skip_global_cleanup: it tears down torch.distributed and vLLM's parallel
+# groups, runs gc.collect() and empties the GPU's caches. On the CPU the
+# gc.collect() of a heap holding torch and vLLM cost 0.15 s or more a test
+# (test_layernorm.py's 1,945 failing GPU tests: over 300 s, 14 s without
+# it). This plugin marks every test so, and keeps the teardown of the
+# parallel groups that a later test could trip over. Where
+# $VLLM_FORK_ONLY_TESTS names a file, it runs only the tests (node ids,
+# one a line) that file lists, and deselects the others.
+UPSTREAM_PLUGIN = """\
+import os
+import sys
+
+import pytest
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "skip_global_cleanup: no cleanup after the test")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        item.add_marker(pytest.mark.skip_global_cleanup)
+    if os.environ.get("VLLM_FORK_ONLY_TESTS"):
+        with open(os.environ["VLLM_FORK_ONLY_TESTS"]) as f:
+            only = set(f.read().splitlines())
+        config.hook.pytest_deselected(items=[item for item in items if item.nodeid not in only])
+        items[:] = [item for item in items if item.nodeid in only]
+
+
+@pytest.fixture(autouse=True)
+def _vllm_fork_parallel_groups_teardown():
+    yield
+    parallel_state = sys.modules.get("vllm.distributed.parallel_state")
+    if parallel_state is not None:
+        parallel_state.destroy_model_parallel()
+        parallel_state.destroy_distributed_environment()
+"""
+
+
+def run_tests(
+    tree: Path, python: Path, files: list[str], label: str, log, only: list[str] | None = None
+) -> tuple[dict[str, Outcome], dict[str, Outcome]]:
+    """Run `files` (of them only the tests `only` names, if given) under
+    pytest in `tree` as checked out now, on the CPU (`cpu_test_env`), each
+    test at most UPSTREAM_TIMEOUT_S where the venv has pytest-timeout; their
+    outcomes as `junit_outcomes` gives them."""
+    with tempfile.TemporaryDirectory(prefix="vllm-fork-upstream-") as tmp:
+        report = Path(tmp) / "junit.xml"
+        args = Path(tmp) / "args"
+        args.write_text("".join(f + "\n" for f in files))
+        (Path(tmp) / "vllm_fork_upstream_plugin.py").write_text(UPSTREAM_PLUGIN)
+        env = cpu_test_env()
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (tmp, env.get("PYTHONPATH")) if p)
+        if only is not None:
+            env["VLLM_FORK_ONLY_TESTS"] = str(Path(tmp) / "only")
+            Path(env["VLLM_FORK_ONLY_TESTS"]).write_text("".join(test + "\n" for test in only))
+        cmd = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "vllm_fork_upstream_plugin"]
+        # Test ids relative to the tree, whatever config it has; tracebacks
+        # as Python prints them (pytest's own cost 55 ms a failing test).
+        cmd += ["--continue-on-collection-errors", "--rootdir", ".", "--tb=native"]
+        cmd += ["-o", "junit_family=xunit2", f"--junitxml={report}"]
+        has_timeout = subprocess.run([str(python), "-c", "import pytest_timeout"], capture_output=True).returncode == 0
+        if has_timeout:
+            cmd += ["--timeout", str(UPSTREAM_TIMEOUT_S)]
+        start = time.monotonic()
+        proc = subprocess.run([*cmd, f"@{args}"], cwd=tree, env=env, capture_output=True, text=True)
+        took = time.monotonic() - start
+        if not report.is_file():
+            tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-20:])
+            raise ForkError(f"pytest wrote no report {label} (exit {proc.returncode})", tail)
+        outcomes, uncollected = junit_outcomes(report.read_text(), files)
+    counts = {state: sum(o.state == state for o in outcomes.values()) for state in RANK}
+    summary = ", ".join(f"{n} {state}" for state, n in counts.items() if n)
+    files_out = f", {len(uncollected)} file(s) not collected" if uncollected else ""
+    log(f"  upstream-tests: {label}: {summary or 'no tests'}{files_out} ({took:.0f} s)")
+    per_file: dict[str, float] = {}
+    for node, outcome in outcomes.items():
+        per_file[node.split("::")[0]] = per_file.get(node.split("::")[0], 0.0) + outcome.seconds
+    for name, seconds in sorted(per_file.items(), key=lambda kv: -kv[1])[:5]:
+        if seconds >= 30:
+            log(f"    {seconds:.0f} s in {name}")
+    return outcomes, uncollected
+
+
+@dataclass
+class Regression:
+    test: str  # pytest node id
+    state: str  # on the fork: failed, error, skipped, not collected, missing
+    message: str
+
+
+def release_outcomes(
+    base: Base, tree: Path, python: Path, files: list[str], log, cache: Path | None
+) -> dict[str, Outcome]:
+    """The outcomes of `files` at the release tag, from `cache` (a folder)
+    where an earlier run left them for the same release commit, files, venv
+    (its vllm-fork-stamp: what it was installed from) and way of running."""
+    import hashlib
+
+    stamp = python.parent.parent / "vllm-fork-stamp"
+    key = [
+        git(tree, "rev-parse", f"{base.tag}^{{commit}}").stdout.strip(),
+        stamp.read_text() if stamp.is_file() else str(python),
+        UPSTREAM_TIMEOUT_S,
+        UPSTREAM_PLUGIN,
+        files,
+    ]
+    digest = hashlib.sha256(json.dumps(key).encode()).hexdigest()[:16]
+    path = cache / f"upstream-tests-{base.name}-{digest}.json" if cache else None
+    if path and path.is_file():
+        saved = json.loads(path.read_text())
+        log(f"  upstream-tests: at {base.tag}: {len(saved)} outcomes from {path}")
+        return {test: Outcome(*outcome) for test, outcome in saved.items()}
+    with checked_out(tree, base.tag):
+        outcomes, _ = run_tests(tree, python, files, f"at {base.tag}", log)
+    if path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({t: [o.state, o.message, o.seconds] for t, o in outcomes.items()}, indent=0))
+        tmp.replace(path)
+    return outcomes
+
+
+def upstream_regressions(base: Base, tree: Path, python: Path, log, cache: Path | None = None) -> list[Regression]:
+    """The release's tests of what the series modifies (`upstream_tests`),
+    run at the release tag (or read from `cache`, see `release_outcomes`)
+    and at HEAD: every test that passes at the release and does not pass
+    at HEAD. At HEAD only those run: not the tests that did not pass at the
+    release (vLLM's GPU tests, most of them), nor those the series adds.
+
+    A test file the series changes runs in its release version at the
+    release and its HEAD version at HEAD, compared by test id: a test it
+    fails is reported, one it skips or drops is not (the series changed
+    that test on purpose). In a file the series leaves alone, a test
+    that is skipped or gone at HEAD is reported too."""
+    chosen = upstream_tests(base, tree)
+    if not chosen:
+        log("  upstream-tests: the series modifies no vllm/ file that the release's tests name")
+        return []
+    files = list(chosen)
+    log(f"  upstream-tests: {len(files)} test file(s) of {base.tag} exercise the files the series modifies")
+    changed = set(git(tree, "diff", "--name-only", f"{base.tag}..HEAD", "--", "tests").stdout.split())
+    before = release_outcomes(base, tree, python, files, log, cache)
+    passed = sorted(test for test, outcome in before.items() if outcome.state == "passed")
+    # The same files, so that HEAD imports what the release did before each
+    # test (a test of test_mla_prefill_selector.py passes in the release's
+    # whole run and skips alone), but only the tests that passed there.
+    present = [f for f in files if (tree / f).is_file()]
+    after, uncollected = run_tests(tree, python, present, "at HEAD", log, passed) if passed and present else ({}, {})
+    found = []
+    for test in passed:
+        name = test.split("::")[0]
+        now = after.get(test) or uncollected.get(name)
+        if now is None:
+            if name not in changed:
+                found.append(Regression(test, "missing", "no such test at HEAD"))
+        elif now.state == "error" and test not in after:
+            found.append(Regression(test, "not collected", now.message))
+        elif now.state == "skipped" and name in changed:
+            continue
+        elif now.state != "passed":
+            found.append(Regression(test, now.state, now.message))
+    return found
+
+
+UPSTREAM_REMEDY = (
+    "Fix the series, not the test: these are vLLM's own tests of the files the "
+    "series modifies, and they pass on the release. If a PR deliberately changes "
+    "the behaviour a test pins, change that test in the PR and say why in its message."
+)

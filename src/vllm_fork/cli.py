@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 from pathlib import Path
 from typing import IO, NamedTuple
 
@@ -205,8 +206,9 @@ def upstream_lint(base: Base, tree: Path | None) -> int:
 
 def cmd_check(ctx: Ctx, args: argparse.Namespace) -> int:
     bases = known_bases(ctx.root) if args.all_bases else [ctx.base_name]
-    wanted = {name for name in ("static", "apply", "bisect", "gate") if getattr(args, name)}
-    wanted = wanted or {"static", "apply", "bisect", "gate"}
+    steps = ("static", "apply", "bisect", "gate", "upstream-tests")
+    wanted = {name for name in steps if getattr(args, name.replace("-", "_"))}
+    wanted = wanted or set(steps)
     failed = False
     for name in bases:
         base = load_base(ctx.root, name)
@@ -230,7 +232,7 @@ def cmd_check(ctx: Ctx, args: argparse.Namespace) -> int:
                 print(f"apply: FAILED\n  {exc}")
                 failed = True
                 continue
-        if not ({"bisect", "gate"} & wanted):
+        if not ({"bisect", "gate", "upstream-tests"} & wanted):
             continue
         python = venv.ensure(base, tree, venv.venv_dir(ctx.root, base), ctx.log)
         if "bisect" in wanted:
@@ -249,6 +251,17 @@ def cmd_check(ctx: Ctx, args: argparse.Namespace) -> int:
             for f in findings:
                 print("  " + f)
             failed |= bool(findings)
+        if "upstream-tests" in wanted:
+            regressions = checks.upstream_regressions(base, tree, python, ctx.log, ctx.cache)
+            print(
+                "upstream-tests: "
+                + (f"{len(regressions)} test(s) pass at the release and fail on the fork" if regressions else "ok")
+            )
+            for r in regressions:
+                print(f"  {r.test}: {r.state}" + (f": {r.message}" if r.message else ""))
+            if regressions:
+                print(textwrap.fill(checks.UPSTREAM_REMEDY, 88, initial_indent="  ", subsequent_indent="  "))
+            failed |= bool(regressions)
     return 1 if failed else 0
 
 
@@ -416,8 +429,8 @@ class Job(NamedTuple):
 
 def all_test_jobs(ctx: Ctx, names: list[str], tmp: Path) -> dict[str, Job]:
     """`test`'s jobs, in the order they start when they can: each base's
-    build, the bisects and the gates (on copies of the fork trees in `tmp`),
-    the Triton target check, the tool's tests."""
+    build, the bisects, the upstream-tests checks and the gates (on copies
+    of the fork trees in `tmp`), the Triton target check, the tool's tests."""
     tool = [sys.executable, str(ctx.root / "vllm-fork"), "--repo", str(ctx.root)]
     tool += ["--cache", str(ctx.cache)]
     python = venv.python_of(venv.venv_dir(ctx.root, ctx.base()))
@@ -426,11 +439,11 @@ def all_test_jobs(ctx: Ctx, names: list[str], tmp: Path) -> dict[str, Job]:
     # The newest base first.
     for n in sorted(names, key=lambda n: n != ctx.base_name):
         jobs[f"build {n} (= check --apply)"] = Job([*tool, "--base", n, "build"], [], processes=1)
-    # bisect checks commits out and gate runs mypy at the base too: each
-    # works on its own copy of each fork tree (the sdist's ignored files
-    # included), so the tool's tests see HEAD and the two run side by side.
-    # The bisects first: they are the longest jobs.
-    for check in ("bisect", "gate"):
+    # bisect and upstream-tests check commits out and gate runs mypy at the
+    # base too: each works on its own copy of each fork tree (the sdist's
+    # ignored files included), so the tool's tests see HEAD and they run side
+    # by side. The bisects first: they are the longest jobs.
+    for check in ("bisect", "upstream-tests", "gate"):
         for n in names:
             tree = fork.fork_dir(ctx.root, load_base(ctx.root, n))
             copy = tmp / f"{n}-{check}"
@@ -552,6 +565,7 @@ def parser() -> argparse.ArgumentParser:
         ("apply", "the series applies on the pinned base (rebuilds the fork tree)"),
         ("bisect", "after each patch vllm imports and the patch's own tests pass"),
         ("gate", "ruff, typos, mypy and tools/pre_commit on touched files"),
+        ("upstream-tests", "the release's tests of the files the series modifies pass on the fork as on the release"),
     ):
         c.add_argument(f"--{name}", action="store_true", help=text)
     c.set_defaults(func=cmd_check)

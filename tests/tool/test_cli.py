@@ -611,7 +611,7 @@ def test_run_jobs_keeps_at_most_its_processes_computing(tmp_path: Path) -> None:
 
 def test_the_test_verb_runs_each_test_once_and_the_bisects_first(tmp_path: Path) -> None:
     """`test`'s jobs for this repository: the builds, then the bisects (the
-    longest jobs), the gates, the Triton target check's jobs, the tool's
+    longest jobs), the upstream-tests checks, the gates, the Triton target check's jobs, the tool's
     tests. Each target check job collects one test; the tool's tests job
     collects every other test under tests/, so each runs once."""
     import subprocess
@@ -633,8 +633,10 @@ def test_the_test_verb_runs_each_test_once_and_the_bisects_first(tmp_path: Path)
         for t in jobs
     ]  # fmt: skip
     order = [k for k in kinds if k != "copy"]
-    assert order == sorted(order, key=["build", "bisect", "gate", "targets", "tool"].index), order
+    steps = ["build", "bisect", "upstream-tests", "gate", "targets", "tool"]
+    assert order == sorted(order, key=steps.index), order
     assert kinds.count("bisect") == kinds.count("gate") == kinds.count("build") == len(names)
+    assert kinds.count("upstream-tests") == len(names)
 
     def collected(cmd: list[str]) -> list[str]:
         args = [a for a in cmd[cmd.index("pytest") + 1 :] if a not in ("-n", "2", "--durations=10", "-q")]
