@@ -15,9 +15,9 @@
 #       7.4 MB packed: xz packs the installed files tighter than the wheels'
 #       zip does).
 #
-#   benchmarks/gpu_bundle_xz.sh [v0.33.0]
+#   benchmarks/gpu_bundle_xz.sh [v0.34.0]
 set -euo pipefail
-base=${1:-v0.33.0}
+base=${1:-v0.34.0}
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -3,7 +3,7 @@
 # GPU, torch and Triton: no network, no compiled vLLM.
 #
 #   ./vllm-fork bundle                       # where the fork is built
-#   benchmarks/run_gpu.sh .gpu/bundle-v0.33.0.tgz [--quick]   # on the GPU machine
+#   benchmarks/run_gpu.sh .gpu/bundle-v0.34.0.tgz [--quick]   # on the GPU machine
 #
 # The bundle may also be benchmarks/gpu_bundle_xz.sh's .tar.xz (without the
 # model classes, so the page-alignment config tests fail to import). Python

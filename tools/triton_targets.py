@@ -7,7 +7,7 @@ has), and one that spills registers runs slowly: neither shows on an NVIDIA
 GPU or in the CPU interpreter. Triton's AMD and NVIDIA backends compile on a
 CPU, so this runs in CI:
 
-    python tools/triton_targets.py --tree .fork/v0.33.0 [--json out.json] [--reuse FILE]
+    python tools/triton_targets.py --tree .fork/v0.34.0 [--json out.json] [--reuse FILE]
 
 (with the fork's venv python; `--reuse` keeps the compiled kernels'
 resources in FILE, so that a run on another fork tree compiles only the
