@@ -22,10 +22,6 @@ INDEX_HOSTS = re.compile(
         re.escape(h) for h in ("pypi" + ".org", "files." + "python" + "hosted", "pypi" + ".python.org")
     )
 )
-# The patches are reworded by their owners: until then the word rule skips
-# them here, and test_patches_are_free_of_lab_words reports what it finds as
-# a skip. Empty this tuple once they are clean.
-WORD_RULE_SKIPS_UNTIL_REWORDED = ("patches/",)
 
 
 @cache
@@ -70,16 +66,9 @@ def test_tracked_tree_under_8_mb() -> None:
 
 
 def test_no_lab_notebook_words() -> None:
-    paths = [p for p in tracked() if not p.startswith(WORD_RULE_SKIPS_UNTIL_REWORDED)]
-    hits = word_hits(paths)
+    """Every tracked path and text file, the patches included."""
+    hits = word_hits(tracked())
     assert not hits, "results are a product, not a lab notebook:\n" + "\n".join(hits)
-
-
-def test_patches_are_free_of_lab_words() -> None:
-    hits = word_hits(p for p in tracked() if p.startswith("patches/"))
-    if hits and WORD_RULE_SKIPS_UNTIL_REWORDED:
-        pytest.skip("WORD_RULE_SKIPS_UNTIL_REWORDED; patches still say: " + "; ".join(hits))
-    assert not hits, "\n".join(hits)
 
 
 def test_no_package_index_host_written_down() -> None:
