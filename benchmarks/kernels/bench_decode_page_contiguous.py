@@ -358,7 +358,7 @@ def point_stats(case: Case, t: float, out, ref, read_bw: float, copy_bw: float) 
 
 
 def set_config(cfg: dict) -> None:
-    config = DPC._LaunchConfig(cfg["TILE_SIZE"], cfg["num_warps"], cfg["num_stages"], 2)
+    config = (cfg["TILE_SIZE"], cfg["num_warps"], cfg["num_stages"])
     DPC._launch_config = lambda *a, **k: config
 
 
@@ -426,7 +426,8 @@ def main() -> None:
         result["op_config"] = best
         set_config(best)
     else:
-        result["op_config"] = {"default": vars(DPC._launch_config(DPC._current_target(DEV), 256, DTYPE))}
+        tile, warps, stages = DPC._launch_config(DEV, 256, DTYPE)
+        result["op_config"] = {"default": {"tile_size": tile, "num_warps": warps, "num_stages": stages}}
     log(f"op config {result['op_config']}")
 
     read_bw = result["ceilings"]["read_GBps"]
