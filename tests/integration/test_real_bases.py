@@ -63,4 +63,6 @@ def test_the_built_venv_has_the_bytecode_of_what_tests_import(base: str) -> None
         [str(python), "-c", UNCOMPILED], capture_output=True, text=True, check=True, env=env
     ).stdout
     missing, loaded = map(int, out.split())
-    assert loaded > 1000 and missing == 0, (missing, loaded)
+    # torch and pytest alone load several hundred modules: the count shows
+    # the import really ran (vLLM 0.34.0 loads about 990 from site-packages).
+    assert loaded > 500 and missing == 0, (missing, loaded)
