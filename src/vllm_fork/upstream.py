@@ -586,12 +586,12 @@ def internal_references(patch: Patch, tree: Path | None = None) -> list[str]:
     """Everything in the subject and body (what goes upstream) that names
     something only this queue has, one line each.
 
-    A `benchmarks/...` path must be one the patch adds or one the vLLM tree
-    has (`tree`, default `.fork/<base>` when it is built); without a tree,
-    every path the patch does not add is reported."""
+    A `benchmarks/...` path must be one the patch or an earlier patch of its
+    series adds, or one the vLLM tree has (`tree`, default `.fork/<base>`
+    when it is built); without a tree, every other path is reported."""
     found: list[tuple[int, str]] = []
     tree = tree if tree is not None else default_tree(patch)
-    added = set(patch.files())
+    added = stack_files(patch)
     text = f"{patch.subject}\n\n{patch.message}"
 
     def where(offset: int) -> str:
@@ -621,6 +621,15 @@ def internal_references(patch: Patch, tree: Path | None = None) -> list[str]:
         found.append((match.start(), message))
     problems = [f"{patch.name}: {finding}" for _, finding in sorted(found)]
     return problems
+
+
+def stack_files(patch: Patch) -> set[str]:
+    """The files the patch and the patches before it in its series touch."""
+    files = set(patch.files())
+    for path in series_of(patch.path)[:-1]:
+        if path.is_file():
+            files.update(parse_patch(path).files())
+    return files
 
 
 def fork_only_reason(patch: Patch) -> str | None:
@@ -665,7 +674,7 @@ def message_problems(patch: Patch, tree: Path | None = None) -> list[str]:
         )
         found.append((len(text), finding))
     repo = patch.path.resolve().parent.parent.parent
-    skip = set(patch.files()) | set(BENCHMARK_PATH_RE.findall(text))  # internal_references'
+    skip = stack_files(patch) | set(BENCHMARK_PATH_RE.findall(text))  # internal_references'
     for offset, finding in msgrules.jargon(text) + msgrules.path_problems(text, tree, repo, skip):
         found.append((offset, f"{_where(text, offset)}: {finding}"))
     claims = sections(patch.message)["Claims"]

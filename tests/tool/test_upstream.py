@@ -486,6 +486,25 @@ def test_benchmark_paths_must_exist_in_vllm_or_come_with_the_patch(tmp_path: Pat
     assert internal_references(added, tree=other) == []
 
 
+def test_a_benchmark_an_earlier_patch_of_the_series_adds_counts(tmp_path: Path) -> None:
+    """Without a vLLM tree (a fresh clone's static check), a benchmark that an
+    earlier patch of the series adds is not reported; a later one's is."""
+    folder = tmp_path / "queue" / "patches" / "v1.0.0"
+    folder.mkdir(parents=True)
+    bench = "benchmarks/kernels/bench_mine.py"
+    earlier = folder / "a.patch"
+    earlier.write_text(
+        "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n"
+        f"From: {PLACEHOLDER}\nDate: Fri, 2 Jan 2026\nSubject: [PATCH] [Kernel] A\n\nA.\n"
+        f"---\ndiff --git a/{bench} b/{bench}\nnew file mode 100644\n"
+    )
+    (folder / "series").write_text("a.patch\nx.patch\n")
+    body = f"Command:\n  python {bench} --out DIR"
+    assert internal_references(patch_with(tmp_path, body)) == []
+    (folder / "series").write_text("x.patch\na.patch\n")
+    assert len(internal_references(patch_with(tmp_path, body))) == 1
+
+
 def test_lint_lists_needs_and_problems(series: Series, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(series.argv("upstream", "--lint")) == 0
     out = capsys.readouterr().out
