@@ -21,6 +21,9 @@ from vllm_fork.errors import ForkError
 from vllm_fork.patchfile import Patch
 
 RFC_FILE = "rfc.md"
+# vLLM's RFC issues are read in one sitting: the same rules as a PR body, at
+# a larger length.
+RFC_MAX_WORDS = 1200
 RFC_PLAN_MARKER = "<!-- pr-plan -->"
 RFC_MAX_WORDS = 1200
 SERVE_MODEL = "Qwen/Qwen3.5-27B"
@@ -202,4 +205,10 @@ def rfc(folder: Path, series: Sequence[Patch]) -> str:
     text = path.read_text()
     if RFC_PLAN_MARKER not in text:
         raise ForkError(f"{path} has no line {RFC_PLAN_MARKER} (where the generated PR plan goes)")
-    return text.replace(RFC_PLAN_MARKER, pr_plan(series), 1).rstrip() + "\n"
+    text = text.replace(RFC_PLAN_MARKER, pr_plan(series), 1).rstrip() + "\n"
+    problems = [f"{path}: {finding}" for _, finding in msgrules.jargon(text)]
+    if msgrules.word_count(text) > RFC_MAX_WORDS:
+        problems.append(f"{path}: more than {RFC_MAX_WORDS} words outside <details> blocks")
+    if problems:
+        raise ForkError("the RFC is not ready: " + "; ".join(problems))
+    return text

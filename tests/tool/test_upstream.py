@@ -700,4 +700,7 @@ def test_rfc_needs_its_prose_and_generates_the_plan(
     assert "\n- not proposed (fork-only: DCU only): [ROCm][Perf] Change line 10\n" in out
     assert "\n2. [ROCm][Perf] Drop line 30 (" in out
     assert "4. [Kernel] Extend the helper (+1/-1 lines, +1 non-test; needs PR 1)" in out
+    # The RFC follows the message rules too.
+    (series.folder / "rfc.md").write_text(f"# RFC\n\nMeasured in {'sess' + 'ion'} 3.\n\n<!-- pr-plan -->\n")
+    assert main(series.argv("upstream", "--rfc")) == 2
     assert "needs not proposed: [ROCm][Perf] Change line 10" in out and out.endswith("Thanks.\n")
