@@ -393,8 +393,8 @@ def drop_first_point(args, ops, dev, flush) -> None:
     """Times both kernels of the sweep's first point once and drops the times.
 
     The kernel timed first at the first point a process times came out up to
-    0.7 us fast in every round (decode_sweep/session34: 6.75 us there, 7.5 us
-    when timed after other groups), which favours the op, timed first."""
+    0.7 us fast in every round (6.75 us there, 7.5 us when timed after other
+    groups, in an earlier sweep), which favours the op, timed first."""
     import torch
 
     layout, heads, page = groups_of(args)[0]
