@@ -51,7 +51,7 @@ if [ -n "$tests" ] && [ "${SKIP_TESTS:-0}" != 1 ]; then
   python3 "$root/benchmarks/gpu_pytest.py" "$work" -q $par -rs $tests 2>&1 | tee "$out/gpu_tests/gpu-tests.log" | tail -5
   config_tests=$(grep -E 'page_alignment' "$work/series-tests.txt" || true)
   if [ -n "$config_tests" ]; then
-    VLLM_TARGET_DEVICE=cpu python3 "$root/benchmarks/gpu_pytest.py" "$work" -q -rs $config_tests 2>&1 \
+    CUDA_VISIBLE_DEVICES= VLLM_TARGET_DEVICE=cpu python3 "$root/benchmarks/gpu_pytest.py" "$work" -q -rs $config_tests 2>&1 \
       | tee "$out/gpu_tests/gpu-tests-config.log" | tail -3
   fi
 fi
