@@ -256,9 +256,11 @@ DECODE_HEADS = ((24, 4, 256), (16, 2, 256), (32, 8, 128), (8, 1, 128), (32, 32, 
 
 def check_decode(c: Compiler, dtypes) -> None:
     """decode_page_contiguous on both KV layouts, split (batch 1) and not (a
-    batch of two programs per CU), and on 16-token pages (read several per
-    tile) on TRITON_ATTN's layout. fp32, which no backend routes, must fit
-    and may spill."""
+    batch that fills the op's programs per CU), and on 16-token pages (read
+    several per tile) on TRITON_ATTN's layout. fp32, which no backend routes,
+    must fit and may spill. The split count fills _PROGRAMS_PER_CU programs
+    per compute unit: at the head sizes backends route (128, 256) with
+    fp16/bf16, the compiled main kernel must hold at least that many."""
     import torch
 
     from vllm.v1.attention.ops import decode_page_contiguous as dpc
@@ -268,9 +270,10 @@ def check_decode(c: Compiler, dtypes) -> None:
     for dtype in dtypes:
         for hq, hk, hs in DECODE_HEADS:
             for layout in ("triton", "rocm"):
-                runs = [(832, 1), (832, 2 * c.target.num_cus)]
+                full = dpc._PROGRAMS_PER_CU * c.target.num_cus
+                runs = [(832, 1), (832, full)]
                 if layout == "triton":
-                    runs.append((16, 2 * c.target.num_cus))
+                    runs.append((16, full))
                 for page, batch in runs:
                     if layout == "triton":
                         k = torch.empty((2, page, hk, hs), dtype=dtype)
@@ -290,6 +293,15 @@ def check_decode(c: Compiler, dtypes) -> None:
                     if dtype == torch.float32:
                         for row in c.rows[start:]:
                             row.problems = [p for p in row.problems if "spill" not in p]
+                    elif hs in (128, 256):
+                        for row in c.rows[start:]:
+                            if row.kernel == "_decode_page_contiguous_kernel" and (
+                                row.per_cu < dpc._PROGRAMS_PER_CU
+                            ):
+                                row.problems.append(
+                                    f"{row.per_cu} programs per CU, fewer than the "
+                                    f"_PROGRAMS_PER_CU ({dpc._PROGRAMS_PER_CU}) splits fill"
+                                )
 
 
 def check_paged_prefill(c: Compiler, dtypes) -> None:
