@@ -126,12 +126,13 @@ class Ops:
     def routed(
         self, page: int, heads: tuple[int, int, int], batch: int, dtype, layout: str, device
     ) -> bool | None:
-        """Whether the backend of ``layout`` sends this point to the op. Where
-        the op module has no routing predicate (the routing lives in the
-        backends), the backends' rules: TRITON_ATTN (on sm_90) pages of at
-        least 64 tokens or 16/32, ROCM_ATTN pages that are not a power of
-        two; both with one query head per KV head only on multiples of 64.
-        Older queues: the module's predicates (TRITON_ATTN passes
+        """Whether the backend of ``layout`` sends this point to the op: the
+        op module's page rule (``page_contiguous_decode_serves_page``, both
+        backends). Where the module has none, the rules the backends had:
+        TRITON_ATTN (on sm_90) pages of at least 64 tokens or 16/32, ROCM_ATTN
+        pages that are not a power of two; both with one query head per KV
+        head only on multiples of 64. Older queues: the module's predicates
+        (TRITON_ATTN passes
         ``small_pages`` and keeps the grids
         ``decode_grid_stays_on_unified_attention`` names on unified_attention;
         ROCM_ATTN passes ``small_pages`` where ROCm's HIP kernel is not built
@@ -139,6 +140,10 @@ class Ops:
         import inspect
 
         hq, hk, head_size = heads
+        serves_page = getattr(self.dpc, "page_contiguous_decode_serves_page", None)
+        if serves_page is not None:
+            served = self.dpc.supports_page_contiguous_decode(head_size, hq // hk, dtype)
+            return bool(served and serves_page(page, hq // hk))
         if self.route is None:
             served = self.dpc.supports_page_contiguous_decode(head_size, hq // hk, dtype)
             if layout == "triton":
