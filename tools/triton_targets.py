@@ -256,8 +256,7 @@ DECODE_HEADS = ((24, 4, 256), (16, 2, 256), (32, 8, 128), (8, 1, 128), (32, 32, 
 
 def check_decode(c: Compiler, dtypes) -> None:
     """decode_page_contiguous on both KV layouts, split (batch 1) and not (a
-    batch that fills the op's programs per CU), and on 16-token pages (read
-    several per tile) on TRITON_ATTN's layout. fp32, which no backend routes,
+    batch that fills the op's programs per CU). fp32, which no backend routes,
     must fit and may spill. The split count fills _PROGRAMS_PER_CU programs
     per compute unit: at the head sizes backends route (128, 256) with
     fp16/bf16, the compiled main kernel must hold at least that many."""
@@ -271,10 +270,7 @@ def check_decode(c: Compiler, dtypes) -> None:
         for hq, hk, hs in DECODE_HEADS:
             for layout in ("triton", "rocm"):
                 full = dpc._PROGRAMS_PER_CU * c.target.num_cus
-                runs = [(832, 1), (832, full)]
-                if layout == "triton":
-                    runs.append((16, full))
-                for page, batch in runs:
+                for page, batch in ((832, 1), (832, full)):
                     if layout == "triton":
                         k = torch.empty((2, page, hk, hs), dtype=dtype)
                         v = torch.empty_like(k)
@@ -286,8 +282,6 @@ def check_decode(c: Compiler, dtypes) -> None:
                     table = torch.zeros((batch, 40), dtype=torch.int32)
                     lens = torch.full((batch,), 32768, dtype=torch.int32)
                     c.case = f"decode {hq}/{hk}/{hs} {str(dtype)[6:]} {layout} B={batch}"
-                    if page != 832:
-                        c.case += f" page {page}"
                     start = len(c.rows)
                     dpc.decode_page_contiguous(q, k, v, q.clone(), table, lens, 0.1)
                     if dtype == torch.float32:
