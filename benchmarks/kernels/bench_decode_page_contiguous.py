@@ -57,6 +57,12 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--sweep", action="store_true", help="tune the op first")
     p.add_argument("--time-budget", type=float, default=1e9, help="seconds; stop adding points")
     p.add_argument("--tag", default="decode_page_contiguous")
+    p.add_argument(
+        "--unified-segments",
+        default="",
+        help="also time unified_attention with these split counts (e.g. 64,128): "
+        "its 3D split widened instead of a new kernel",
+    )
     return p.parse_args()
 
 
@@ -64,6 +70,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from common import environment, log  # noqa: E402
 
 ARGS = parse_args()
+UNIFIED_SEGMENTS = [int(v) for v in ARGS.unified_segments.split(",") if v]
 if ARGS.vllm_root:
     sys.path.insert(0, os.path.abspath(ARGS.vllm_root))
 
@@ -234,10 +241,11 @@ class Case:
         # also the closest default CUDA-graph capture size), 16 segments.
         self.threshold_3d = 128 // hk
         rows = min(self.threshold_3d, 1024)
+        segs = max([16, *UNIFIED_SEGMENTS])
         self.segm_out = torch.empty(
-            (rows, hq, 16, triton.next_power_of_2(hs)), dtype=torch.float32, device=DEV
+            (rows, hq, segs, triton.next_power_of_2(hs)), dtype=torch.float32, device=DEV
         )
-        self.segm_max = torch.empty((rows, hq, 16), dtype=torch.float32, device=DEV)
+        self.segm_max = torch.empty((rows, hq, segs), dtype=torch.float32, device=DEV)
         self.segm_sum = torch.empty_like(self.segm_max)
         self.k_scale = torch.ones((), dtype=torch.float32, device=DEV)
         self.v_scale = torch.ones((), dtype=torch.float32, device=DEV)
@@ -258,7 +266,7 @@ class Case:
             self.scale, workspace=self.workspace,
         )  # fmt: skip
 
-    def unified(self, out):
+    def unified(self, out, segments: int = 16):
         descale = self.k_scale.expand((self.batch, ARGS.num_kv_heads))
         return lambda: UNIFIED(
             q=self.q, k=self.k_t, v=self.v_t, out=out, cu_seqlens_q=self.cu_q,
@@ -266,7 +274,7 @@ class Case:
             softmax_scale=self.scale, causal=True, window_size=(-1, -1),
             block_table=self.block_table, softcap=0, q_descale=None,
             k_descale=descale, v_descale=descale,
-            seq_threshold_3D=self.threshold_3d, num_par_softmax_segments=16,
+            seq_threshold_3D=self.threshold_3d, num_par_softmax_segments=segments,
             softmax_segm_output=self.segm_out, softmax_segm_max=self.segm_max,
             softmax_segm_expsum=self.segm_sum,
         )  # fmt: skip
@@ -302,6 +310,10 @@ KERNELS = {
     "unified_attention": Case.unified,
     "rocm_paged_decode": Case.rocm,
 }
+for _n in UNIFIED_SEGMENTS:
+    KERNELS[f"unified_attention_{_n}_segments"] = (
+        lambda case, out, n=_n: case.unified(out, n)
+    )
 
 
 def sdpa_peer(backend: str):
