@@ -12,8 +12,8 @@ trees (--page sets another). The scheduler's steps do not depend on the page
 or the head shape (scheduler_trace.py checks the pages), so every model
 replays the same traces. Variants (pages of the default model):
 
-  upstream_rocm    ROCM_ATTN of v0.33.0, page 784
-  upstream_triton  TRITON_ATTN of v0.33.0, page 784
+  upstream_rocm    ROCM_ATTN of v0.34.0, page 784
+  upstream_triton  TRITON_ATTN of v0.34.0, page 784
   series_rocm      ROCM_ATTN with the series, page 832, the Triton paged prefill
                    provider opted in (AttentionConfig.use_rocm_triton_paged_prefill;
                    no vendor kernel off DCU)
@@ -28,7 +28,7 @@ Each tree runs in its own subprocess (two vLLM packages cannot share one):
 the series tree is --vllm-root (a source tree or an unpacked `./vllm-fork
 bundle`); the upstream tree is --upstream-root, or a temporary copy of the
 series tree's vllm/ with the release's version of every file the series
-modifies laid over it (the bundle's base/vllm/..., or `git show v0.33.0:...`
+modifies laid over it (the bundle's base/vllm/..., or `git show v0.34.0:...`
 in a source tree). Files the series adds stay in that copy, unused.
 
 Attribution: a first, untimed pass over every selected step wraps the kernel
@@ -62,8 +62,8 @@ seed, same shapes).
 --smoke runs a synthetic 3-step trace at tiny shapes (head 128, pages 48/256)
 on the CPU under the Triton interpreter, end to end:
 
-    TRITON_INTERPRET=1 CUDA_VISIBLE_DEVICES= .fork/venvs/v0.33.0/bin/python \\
-        benchmarks/replay_scheduler.py --smoke --vllm-root .fork/v0.33.0 --out-dir /tmp/smoke
+    TRITON_INTERPRET=1 CUDA_VISIBLE_DEVICES= .fork/venvs/v0.34.0/bin/python \\
+        benchmarks/replay_scheduler.py --smoke --vllm-root .fork/v0.34.0 --out-dir /tmp/smoke
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ KERNELS = (
 FAST_PREFILL = ("paged_prefill_aligned", "run_vendor_paged_prefill")
 FAST_DECODE = ("decode_page_contiguous",)
 TRACE_DIR = os.path.join(HERE, "scheduler_traces")
-UPSTREAM_TAG = "v0.33.0"
+UPSTREAM_TAG = "v0.34.0"
 # Rough rates per variant for the time estimate printed before a run (from
 # benchmarks/results/{prefill,decode}: TFLOP/s for prefill, fraction of
 # ~4.3 TB/s for decode reads).
@@ -156,7 +156,7 @@ EST = {
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--vllm-root", help="the series tree: source tree or unpacked bundle holding vllm/")
-    p.add_argument("--upstream-root", help="a tree holding v0.33.0's vllm/ (default: built from --vllm-root)")
+    p.add_argument("--upstream-root", help="a tree holding v0.34.0's vllm/ (default: built from --vllm-root)")
     p.add_argument(
         "--snapshot", metavar="REF",
         help="--vllm-root is a git tree: time its commit REF (git archive, with base/ as a bundle has it), "

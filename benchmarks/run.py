@@ -38,7 +38,10 @@ BENCHMARKS = {
     "decode": (
         "kernels/bench_decode_page_contiguous.py",
         [],
-        ["--pages", "784,832", "--seq-lens", "8192,32768", "--batches", "1,16", "--reps", "20"],
+        [
+            "--pages", "784,832", "--seq-lens", "8192,32768", "--batches", "1,4,16", "--reps", "20",
+            "--unified-segments", "32,64,128",
+        ],  # fmt: skip
     ),
     "decode_sweep": (
         "kernels/bench_decode_page_sweep.py",

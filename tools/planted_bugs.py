@@ -154,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tree", help="fork tree (default: .fork/BASE)")
     p.add_argument("--python", help="its Python (default: .fork/venvs/BASE/bin/python)")
     p.add_argument("--group", action="append", choices=[g.name for g in groups])
+    p.add_argument("--file", help="only bugs planted in files whose path contains this")
     p.add_argument("only", nargs="*", type=int)
     args = p.parse_args(argv)
     base = args.base or max(
@@ -175,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
         for bug in group.bugs:
             number += 1
             if args.only and number not in args.only:
+                continue
+            if args.file and args.file not in bug.file:
                 continue
             reason = stale_reason(tree, bug)
             if reason:
