@@ -58,6 +58,11 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--time-budget", type=float, default=1e9, help="seconds; stop adding points")
     p.add_argument("--tag", default="decode_page_contiguous")
     p.add_argument(
+        "--amd-config",
+        action="store_true",
+        help="also time the op on ROCM_ATTN's layout with the launch config it takes on AMD GPUs",
+    )
+    p.add_argument(
         "--unified-segments",
         default="",
         help="also time unified_attention with these split counts (e.g. 64,128): "
@@ -260,6 +265,18 @@ class Case:
             self.scale, workspace=self.workspace,
         )  # fmt: skip
 
+    def ours_amd_config(self, out):
+        """The op as on AMD GPUs: its config for a target that is not CUDA."""
+
+        def run():
+            real, DPC._current_target = DPC._current_target, lambda device: None
+            try:
+                self.ours(out)()
+            finally:
+                DPC._current_target = real
+
+        return run
+
     def ours_triton_layout(self, out):
         return lambda: DPC.decode_page_contiguous(
             self.q, self.k_t, self.v_t, out, self.block_table, self.seq_lens,
@@ -310,6 +327,8 @@ KERNELS = {
     "unified_attention": Case.unified,
     "rocm_paged_decode": Case.rocm,
 }
+if ARGS.amd_config:
+    KERNELS["page_contiguous_amd_config"] = Case.ours_amd_config
 for _n in UNIFIED_SEGMENTS:
     KERNELS[f"unified_attention_{_n}_segments"] = (
         lambda case, out, n=_n: case.unified(out, n)
