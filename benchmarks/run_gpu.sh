@@ -43,12 +43,13 @@ if grep -q test_prefix_prefill "$work/series-tests.txt"; then
   pp=tests/kernels/attention/test_prefix_prefill.py
   tests="$tests $pp::test_context_attention_fwd_matches_paged_reference $pp::test_context_attention_fwd_block_table_row_end"
 fi
-# pytest-xdist (carried in .gpu/whl) runs the files across the CPU cores:
+# pytest-xdist (carried in .gpu/whl) runs the files across the CPU cores
+# (-v names each test as it ends, so a run cut short still names failures):
 # compiling the Triton kernels is most of the time.
 par=$(python3 -c "import xdist" 2>/dev/null && echo "-n $(( $(nproc) > 14 ? 14 : $(nproc) ))")
 if [ -n "$tests" ] && [ "${SKIP_TESTS:-0}" != 1 ]; then
   mkdir -p "$out/gpu_tests"
-  python3 "$root/benchmarks/gpu_pytest.py" "$work" -q $par -rs $tests 2>&1 | tee "$out/gpu_tests/gpu-tests.log" | tail -5
+  python3 "$root/benchmarks/gpu_pytest.py" "$work" -v $par -rfEs $tests 2>&1 | tee "$out/gpu_tests/gpu-tests.log" | grep -E "FAILED|ERROR|passed|failed" | tail -40
   config_tests=$(grep -E 'page_alignment' "$work/series-tests.txt" || true)
   if [ -n "$config_tests" ]; then
     CUDA_VISIBLE_DEVICES= VLLM_TARGET_DEVICE=cpu python3 "$root/benchmarks/gpu_pytest.py" "$work" -q -rs $config_tests 2>&1 \
