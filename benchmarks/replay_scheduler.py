@@ -14,14 +14,14 @@ replays the same traces. Variants (pages of the default model):
 
   upstream_rocm    ROCM_ATTN of v0.34.0, page 784
   upstream_triton  TRITON_ATTN of v0.34.0, page 784
-  series_rocm      ROCM_ATTN with the series, page 832, the Triton paged prefill
-                   provider opted in (AttentionConfig.use_rocm_triton_paged_prefill;
-                   no vendor kernel off DCU)
+  series_rocm      ROCM_ATTN with the series, page 832, both opt-ins
+                   (AttentionConfig.use_rocm_page_contiguous_decode and
+                   use_rocm_triton_paged_prefill; no vendor kernel off DCU)
   series_triton    TRITON_ATTN with the series, page 832
   series_rocm_default
-                   ROCM_ATTN with the series as a ROCm user gets it by default:
-                   no provider, page 784 (decode rows to the op, prefill rows to
-                   today's kernel)
+                   ROCM_ATTN with the series' decode opt-in only: no provider,
+                   page 784 (decode rows to the op, prefill rows to today's
+                   kernel)
 
 The dispatch is the tree's: nothing here decides which kernel serves a row.
 Each tree runs in its own subprocess (two vLLM packages cannot share one):
@@ -109,9 +109,9 @@ BACKEND = {
     "series_triton": "triton", "series_rocm_default": "rocm",
 }  # fmt: skip
 SMOKE_PAGE = {"upstream": 48, "series": 256}
-# series_rocm_default is the series' ROCM_ATTN as a ROCm user without the DCU
-# kernel gets it by default: no paged prefill provider (no opt-in), so the page
-# stays today's (784); decode rows go to the op, prefill rows to today's kernel.
+# series_rocm_default is the series' ROCM_ATTN with the decode opt-in only: no
+# paged prefill provider, so the page stays today's (784); decode rows go to the
+# op, prefill rows to today's kernel.
 PAGE_OF_TREE = {"series_rocm_default": "upstream"}
 # Variants run with the Triton paged prefill provider opted in.
 TRITON_PREFILL = ("series_rocm",)
@@ -477,6 +477,11 @@ def worker(args) -> int:
             compilation_config=comp,
             scheduler_config=ns(max_num_seqs=max_num_seqs), speculative_config=None,
             cache_config=ns(cache_dtype="auto"),
+            # The series' ROCM_ATTN decode route (opt-in in a server).
+            attention_config=ns(
+                use_rocm_page_contiguous_decode=True,
+                use_rocm_triton_paged_prefill=job["triton_prefill"],
+            ),
         )  # fmt: skip
 
     spec = FullAttentionSpec(block_size=page, num_kv_heads=hk, head_size=hs, dtype=dtype)
