@@ -8,17 +8,13 @@ bf16, random data):
 
   aligned_triton   the page-aligned Triton kernel
                    (vllm/v1/attention/ops/triton_paged_prefill_aligned.py)
-                   on ROCM_ATTN's split, x-packed layout; only for pages
-                   that are multiples of 64 (832, 1024)
-  aligned_triton_nhd  the same kernel on the NHD layout of ROCM_ATTN's
-                   bound cache ([blocks, 2, page, kv_heads * head] viewed as
-                   K and V [blocks, page, kv_heads, head]), where the tree's
-                   kernel reads it
-  rocm_attn_prefix ROCM_ATTN's current prefill, context_attention_fwd
-                   (ops/prefix_prefill.py) on the same layout, new K/V
-                   passed separately, as chunked_prefill_paged_decode does
-  unified          upstream unified_attention on TRITON_ATTN's layout
-                   ([blocks, page, kv_heads, 2 * head] viewed as K and V)
+                   on TRITON_ATTN's cache ([blocks, page, kv_heads, 2 * head]
+                   viewed as K and V); only for pages that are multiples of 64
+  unified          unified_attention on the same cache: what TRITON_ATTN
+                   runs for prefill rows without the opt-in
+  rocm_attn_prefix ROCM_ATTN's prefill, context_attention_fwd
+                   (ops/prefix_prefill.py) on ROCM_ATTN's x-packed cache, new
+                   K/V passed separately (ROCm's default backend today)
   sdpa_flash       torch SDPA, FlashAttention backend, contiguous K/V,
                    causal_lower_right mask (a peer, not a paged kernel)
 
@@ -184,13 +180,6 @@ class Case:
         )
         vc[idx] = v_pages.permute(0, 2, 3, 1)
         self.rocm_k, self.rocm_v = kc, vc
-        # ROCM_ATTN's bound cache read as NHD: K and V of a block side by side.
-        kvn = torch.full(
-            (num_blocks, 2, page, NUM_KV_HEADS, HEAD_SIZE), nan, dtype=DTYPE, device=dev
-        )
-        kvn[idx, 0] = k_pages
-        kvn[idx, 1] = v_pages
-        self.nhd_k, self.nhd_v = kvn.unbind(1)
         self.new_k = self.key[context:]
         self.new_v = self.value[context:]
 
@@ -217,10 +206,10 @@ class Case:
         return rows, out
 
 
-def run_aligned(case: Case, out: torch.Tensor, config: dict | None, nhd: bool = False):
-    """The aligned kernel on the case's one sequence (ROCM_ATTN's x-packed
-    layout, or NHD); a config (block_m, block_n, num_warps, num_stages)
-    replaces the module's launch-config choice, as the kernel's tests do."""
+def run_aligned(case: Case, out: torch.Tensor, config: dict | None):
+    """The aligned kernel on the case's one sequence, on TRITON_ATTN's cache;
+    a config (block_m, block_n, num_warps, num_stages) replaces the module's
+    launch-config choice."""
     from vllm.v1.attention.ops import triton_paged_prefill_aligned as ppa
 
     if not hasattr(run_aligned, "default"):
@@ -231,16 +220,10 @@ def run_aligned(case: Case, out: torch.Tensor, config: dict | None, nhd: bool = 
         ppa._launch_config = lambda target, head_size, dtype: choice
     start = torch.tensor([0, case.query.shape[0]], dtype=torch.int32, device="cuda")
     table = case.block_table.reshape(1, -1).to(torch.int32).contiguous()
-    k, v = (case.nhd_k, case.nhd_v) if nhd else (case.rocm_k, case.rocm_v)
     return lambda: ppa.paged_prefill_aligned(
-        case.query, k, v, out, start, case.seq_lens, table, case.query.shape[0], case.scale,
+        case.query, case.triton_k, case.triton_v, out, start, case.seq_lens, table,
+        case.query.shape[0], case.scale,
     )  # fmt: skip
-
-
-def reads_nhd() -> bool:
-    from vllm.v1.attention.ops import triton_paged_prefill_aligned as ppa
-
-    return "NHD" in (ppa.__doc__ or "")
 
 
 def run_rocm_prefix(case: Case, out: torch.Tensor):
@@ -365,13 +348,13 @@ def sweep(q_len: int, context: int, page: int) -> list[dict]:
 
 
 def dispatched(rows: list[dict]) -> list[dict]:
-    """What ROCM_ATTN's dispatch runs per point with a paged prefill provider
-    (Triton opted in): the aligned kernel where the page is a multiple of 64,
-    today's context_attention_fwd elsewhere, against what it replaces."""
+    """What TRITON_ATTN runs per point with use_triton_paged_prefill: the
+    aligned kernel where the page is a multiple of 64, unified_attention
+    elsewhere, against what it replaces (unified_attention)."""
     by = {(r["method"], r.get("heads"), r["page"], r["context"]): r for r in rows}
     out = []
     for (method, heads, page, ctx), r in sorted(by.items()):
-        if method != "rocm_attn_prefix":
+        if method != "unified":
             continue
         fast = by.get(("aligned_triton", heads, page, ctx)) if page % 64 == 0 else None
         d = fast or r
@@ -430,7 +413,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", required=True, help="directory for JSON and PNG")
     p.add_argument("--q", type=int, default=4096)
     p.add_argument("--contexts", default="0,4096,12288,28672")
-    p.add_argument("--pages", default="784,832,1024")
+    p.add_argument("--pages", default="784,832")
     p.add_argument(
         "--baseline-pages",
         default="784,832",
@@ -487,8 +470,6 @@ def main(argv: list[str] | None = None) -> int:
                 methods = []
                 if page % 64 == 0 and "aligned_triton" not in skip:
                     methods.append(("aligned_triton", run_aligned(case, out, config)))
-                if page % 64 == 0 and "aligned_triton_nhd" not in skip and reads_nhd():
-                    methods.append(("aligned_triton_nhd", run_aligned(case, out, config, True)))
                 if "rocm_attn_prefix" not in skip and page in baseline_pages:
                     methods.append(("rocm_attn_prefix", run_rocm_prefix(case, out)))
                 if "unified" not in skip and page in baseline_pages:
