@@ -8,8 +8,9 @@
 #       tuned-config JSON files, model definitions other than the registry and
 #       its interfaces, and kernel tests other than the attention ones (29 MB
 #       unpacked, 4.4 MB packed; the full bundle is 11 MB as a .tgz). The
-#       page-alignment config tests need the full bundle (they inspect the
-#       Qwen model classes); they run on vLLM's CPU platform, as in CI;
+#       page test of test_triton_attn_paged_prefill.py needs the full bundle
+#       (it inspects the Qwen model classes); it runs on vLLM's CPU platform,
+#       as in CI;
 #   .gpu/site.tar.xz  the wheels of .gpu/whl (README.md, "On a GPU") installed
 #       for CPython 3.12 on x86_64, the GPU machine's Python (12 MB of wheels,
 #       7.4 MB packed: xz packs the installed files tighter than the wheels'

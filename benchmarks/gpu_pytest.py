@@ -4,10 +4,11 @@ not vLLM's serving dependencies:
 
     python3 benchmarks/gpu_pytest.py BUNDLE_DIR [pytest args ...]   (-n N: pytest-xdist)
 
-Packages the backends import but never call on this path (xgrammar, fastapi,
-...) get stand-ins (common.import_with_stand_ins, which prints them), and
-vllm.platforms.rocm, which needs an AMD GPU, the stand-in of
-common.stub_rocm_platform_module. The tests themselves run unchanged.
+Packages the modules under test import but never call on this path
+(xgrammar, fastapi, ...) get stand-ins (common.import_with_stand_ins, which
+prints them), and vllm.platforms.rocm, which needs an AMD GPU, the stand-in of
+common.stub_rocm_platform_module (chunked_prefill_paged_decode, which vLLM's
+test_prefix_prefill.py imports, asks it). The tests themselves run unchanged.
 """
 
 import os
@@ -26,15 +27,27 @@ def install(root: str) -> list[str]:
         sys.path.insert(0, root)
 
     def import_backends() -> None:
+        # What the series' test files import: TRITON_ATTN and its paged
+        # prefill kernel, the prefix_prefill kernel (and its caller, which
+        # vLLM's test_prefix_prefill.py imports), the config objects, the
+        # attention layer and model registry of the page test, and
+        # tests/v1/attention/utils.py's imports.
         import vllm.config  # noqa: F401
-        import vllm.v1.attention.backends.rocm_attn  # noqa: F401
+        import vllm.model_executor.layers.attention  # noqa: F401
+        import vllm.model_executor.models.registry  # noqa: F401
+        import vllm.v1.attention.backends.mamba_attn  # noqa: F401
+        import vllm.v1.attention.backends.registry  # noqa: F401
         import vllm.v1.attention.backends.triton_attn  # noqa: F401
+        import vllm.v1.attention.ops.chunked_prefill_paged_decode  # noqa: F401
+        import vllm.v1.attention.ops.prefix_prefill  # noqa: F401
+        import vllm.v1.attention.ops.triton_paged_prefill_aligned  # noqa: F401
 
     if os.environ.get("VLLM_TARGET_DEVICE") == "cpu":
-        # Config-only test files run on vLLM's CPU platform here (its CUDA
-        # platform needs the compiled extensions). On a host with
-        # AVX512-BF16 that platform switches GDN models' SSM state to fp32,
-        # which changes their pages; the CPU CI (no platform) does not.
+        # Config-only tests (the page test of test_triton_attn_paged_prefill.py)
+        # run on vLLM's CPU platform here (its CUDA platform needs the
+        # compiled extensions). On a host with AVX512-BF16 that platform
+        # switches GDN models' SSM state to fp32, which changes their pages;
+        # the CPU CI (no platform) does not.
         import torch
 
         torch.cpu._is_avx512_bf16_supported = lambda: False

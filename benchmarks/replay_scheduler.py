@@ -3,25 +3,31 @@
 
 For each recorded step, one full-attention layer of the model (--model;
 default Qwen3.5-27B: 24 query heads, 4 KV heads, head 256, bf16) is run
-through the backend's own `forward` (RocmAttentionImpl / TritonAttentionImpl
+through the backend's own `forward` (TritonAttentionImpl / RocmAttentionImpl
 of the tree under test) with metadata made by the tree's own metadata builder
 from the step's rows; the time is multiplied by the model's full-attention
-layers (16). --model llama-3.1-8b is a standard model as TRITON_ATTN serves it
-on CUDA: 32 query heads, 8 KV heads, head 128, 32 layers, page 16 on both
-trees (--page sets another). The scheduler's steps do not depend on the page
-or the head shape (scheduler_trace.py checks the pages), so every model
-replays the same traces. Variants (pages of the default model):
+layers (16). --model llama-3.1-8b is a standard model: 32 query heads, 8 KV
+heads, head 128, 32 layers, pages 64 (TRITON_ATTN) and 16 (ROCM_ATTN). The
+scheduler's steps do not depend on the page or the head shape
+(scheduler_trace.py checks the pages), so every model and page replays the
+same traces. Variants, with the pages v0.34.0 picks for Qwen3.5-27B by
+default (its default block size is 64; the hybrid page follows from the GDN
+state: 832 on TRITON_ATTN with or without the opt-in, 784 on ROCM_ATTN):
 
-  upstream_rocm    ROCM_ATTN of v0.34.0, page 784
-  upstream_triton  TRITON_ATTN of v0.34.0, page 784
-  series_rocm      ROCM_ATTN with the series, page 832, both opt-ins
-                   (AttentionConfig.use_rocm_page_contiguous_decode and
-                   use_rocm_triton_paged_prefill; no vendor kernel off DCU)
-  series_triton    TRITON_ATTN with the series, page 832
-  series_rocm_default
-                   ROCM_ATTN with the series' decode opt-in only: no provider,
-                   page 784 (decode rows to the op, prefill rows to today's
-                   kernel)
+  upstream_rocm    ROCM_ATTN of v0.34.0, page 784: what ROCm users run
+                   today (ROCm's default backend), the reference
+  upstream_triton  TRITON_ATTN of v0.34.0, page 832: every row to
+                   unified_attention
+  series_triton    TRITON_ATTN with the series and
+                   AttentionConfig.use_triton_paged_prefill=True, page 832:
+                   batches with prefill rows send those rows to
+                   paged_prefill_aligned, their decode rows to
+                   unified_attention; pure-decode batches stay on
+                   unified_attention
+  series_triton_default (not run unless named in --variants)
+                   TRITON_ATTN with the series, opt-in off (the default),
+                   page 832: the release's path, so it should time as
+                   upstream_triton
 
 The dispatch is the tree's: nothing here decides which kernel serves a row.
 Each tree runs in its own subprocess (two vLLM packages cannot share one):
@@ -29,16 +35,32 @@ the series tree is --vllm-root (a source tree or an unpacked `./vllm-fork
 bundle`); the upstream tree is --upstream-root, or a temporary copy of the
 series tree's vllm/ with the release's version of every file the series
 modifies laid over it (the bundle's base/vllm/..., or `git show v0.34.0:...`
-in a source tree). Files the series adds stay in that copy, unused.
+in a source tree). Files the series adds (the kernel) stay in that copy,
+unused.
+
+Row order: v0.34.0's model runner orders every batch single-token rows
+first, then the others by query length (sort_batch_req_ids in
+vllm/v1/worker/gpu/model_runner.py), whatever the backend; each step's rows
+are replayed in that order (the traces hold decodes first, then prefill
+chunks in the scheduler's order). The opt-in builder's split
+(split_decodes_and_prefills, threshold 1) relies on it.
 
 Attribution: a first, untimed pass over every selected step wraps the kernel
-entry points in the backend module's namespace (decode_page_contiguous,
-paged_prefill_aligned, run_vendor_paged_prefill, chunked_prefill_paged_decode,
-unified_attention, context_attention_fwd, whichever exist, plus any other
-vllm.v1.attention.ops function taking a query) and records which query rows
-each call served, from where its query tensor lies in the step's query
-buffer; rows are decode or prefill by the trace, not by q. Timing then runs
-with the originals.
+entry points in the backend module's namespace (paged_prefill_aligned,
+unified_attention, chunked_prefill_paged_decode, context_attention_fwd,
+whichever exist, plus any other vllm.v1.attention.ops function taking a
+query) and records which query rows each call served, from where its query
+tensor lies in the step's query buffer and its query_start_loc; rows are
+decode or prefill by the trace, not by q. ROCM_ATTN serves every row with
+chunked_prefill_paged_decode, which gives rows of more than one query token
+to context_attention_fwd (skip_decode) and single-token rows to its paged
+decode kernel (kernel_paged_attention_2d; ROCm's custom paged_attention_rocm
+only for heads 64/128 on pages 16/32): its rows are reported as
+chunked_prefill_paged_decode/<that kernel>. The same pass checks outputs:
+variants of one backend and page read the same cache, block tables and
+queries, so their outputs must agree (a random projection of each row's
+output, summed over its tokens, compared; unwritten rows are NaN). Timing
+then runs with the originals.
 
 Timing: per step and variant, eager forward calls, each after an L2 flush
 (a 512 MiB read) and a GPU spin that lets the host queue the whole forward
@@ -50,20 +72,27 @@ The metadata builder's CUDA-graph settings are vLLM's defaults
 Sampling: every step holding a prefill chunk is timed; runs of consecutive
 pure-decode steps with the same requests are sampled every --decode-stride
 steps (the middle step of each stride, weighted by the steps it stands for);
-identical compositions are timed once. Inputs: random bf16 KV cache per
-layout and page, one random block table per request (its closed-loop slot's
-blocks, permuted per request), random q/k/v shared by all variants (same
-seed, same shapes).
+identical compositions are timed once. Inputs: random KV cache per backend
+layout and page (seeded per backend, so the variants of one backend and page
+read the same cache), one random block table per request (its closed-loop
+slot's blocks, permuted per request), random q/k/v shared by all variants
+(same seed, same shapes).
 
     python3 benchmarks/replay_scheduler.py --vllm-root BUNDLE --out-dir OUT \\
         [--tiers 4K-8K,8K-16K,16K-32K] [--concurrency 10] [--budget 4096] \\
         [--decode-stride 8] [--other-decode-stride 32] [--reps 3]
 
---smoke runs a synthetic 3-step trace at tiny shapes (head 128, pages 48/256)
-on the CPU under the Triton interpreter, end to end:
+--smoke runs a synthetic 3-step trace at tiny shapes (4/2 heads, head 128,
+fp16: the interpreter computes bf16 dots wrongly; pages 64 on TRITON_ATTN,
+48 on ROCM_ATTN) on the CPU under the Triton interpreter, end to end, with
+the dispatch and output checks (exit 1 if one fails). On a source tree that
+someone may be editing, time a commit (--snapshot HEAD) or a clean copy
+holding base/ (the release's versions of the modified files, as a bundle
+does):
 
     TRITON_INTERPRET=1 CUDA_VISIBLE_DEVICES= .fork/venvs/v0.34.0/bin/python \\
-        benchmarks/replay_scheduler.py --smoke --vllm-root .fork/v0.34.0 --out-dir /tmp/smoke
+        benchmarks/replay_scheduler.py --smoke --vllm-root .fork/v0.34.0 --snapshot HEAD \\
+        --out-dir /tmp/smoke
 """
 
 from __future__ import annotations
@@ -71,6 +100,7 @@ from __future__ import annotations
 import argparse
 import bisect
 import collections
+import glob
 import gzip
 import inspect
 import json
@@ -87,70 +117,87 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import common  # noqa: E402
 
-# Full-attention layers, one layer's shape and the page of each tree.
+# Full-attention layers, one layer's shape and each backend's page.
 MODELS = {
     "qwen3.5-27b": {
         "layers": 16, "shape": {"hq": 24, "hk": 4, "hs": 256, "dtype": "bfloat16"},
-        "pages": {"upstream": 784, "series": 832}, "title": "Qwen3.5-27B",
+        "pages": {"triton": 832, "rocm": 784}, "title": "Qwen3.5-27B",
     },
     "llama-3.1-8b": {
         "layers": 32, "shape": {"hq": 32, "hk": 8, "hs": 128, "dtype": "bfloat16"},
-        "pages": {"upstream": 16, "series": 16}, "title": "Llama-3.1-8B",
+        "pages": {"triton": 64, "rocm": 16}, "title": "Llama-3.1-8B",
     },
 }  # fmt: skip
-SMOKE_SHAPE = {"hq": 4, "hk": 2, "hs": 128, "dtype": "bfloat16"}
-VARIANTS = ("upstream_rocm", "upstream_triton", "series_rocm", "series_triton", "series_rocm_default")
-TREE = {
-    "upstream_rocm": "upstream", "upstream_triton": "upstream", "series_rocm": "series",
-    "series_triton": "series", "series_rocm_default": "series",
+SMOKE_SHAPE = {"hq": 4, "hk": 2, "hs": 128, "dtype": "float16"}
+SMOKE_PAGES = {"triton": 64, "rocm": 48}
+# variant -> (tree, backend, AttentionConfig.use_triton_paged_prefill)
+VARIANTS = {
+    "upstream_rocm": ("upstream", "rocm", False),
+    "upstream_triton": ("upstream", "triton", False),
+    "series_triton": ("series", "triton", True),
+    "series_triton_default": ("series", "triton", False),
+}
+DEFAULT_VARIANTS = ("upstream_rocm", "upstream_triton", "series_triton")
+# The series variant over the path it replaces, and against ROCm's default.
+RATIOS = {
+    "series_triton_over_upstream_triton": ("series_triton", "upstream_triton"),
+    "series_triton_over_upstream_rocm": ("series_triton", "upstream_rocm"),
+    "upstream_triton_over_upstream_rocm": ("upstream_triton", "upstream_rocm"),
+    "series_triton_default_over_upstream_triton": ("series_triton_default", "upstream_triton"),
+}
+REPLACES = {"series_triton": "upstream_triton", "series_triton_default": "upstream_triton"}
+# backend -> (module under vllm.v1.attention.backends, impl, metadata builder)
+BACKEND_CLASSES = {
+    "triton": ("triton_attn", "TritonAttentionImpl", "TritonAttentionMetadataBuilder"),
+    "rocm": ("rocm_attn", "RocmAttentionImpl", "RocmAttentionMetadataBuilder"),
+}
+KERNELS = (
+    "paged_prefill_aligned", "unified_attention", "chunked_prefill_paged_decode", "context_attention_fwd",
+)  # fmt: skip
+# Entry points that serve their rows with one kernel or another by query
+# length: (rows of more than one token, single-token rows).
+SPLIT_BY_QUERY_LEN = {"chunked_prefill_paged_decode": ("context_attention_fwd", "kernel_paged_attention_2d")}
+PAGED_PREFILL = "paged_prefill_aligned"
+PAGED_PREFILL_ALIGNMENT = 64
+# Output agreement between variants of one backend and page: relative error
+# of the rows' output projections, at most a few output roundings (bf16 on a
+# GPU, fp16 in the smoke run, where the two TRITON_ATTN paths agree to ~6e-5
+# and a softmax scale off by 5% shows as 2.5e-2).
+OUTPUT_TOLERANCE = {"bfloat16": 1e-2, "float16": 2e-3, "float32": 1e-4}
+DIGEST_DIMS = 4
+TRACE_DIR = os.path.join(HERE, "scheduler_traces")
+UPSTREAM_TAG = "v0.34.0"
+# Rough rates per variant for the time estimate printed before a run (TFLOP/s
+# for prefill, fraction of ~4.3 TB/s for decode reads; from earlier H100/H200
+# runs of benchmarks/results/{prefill,replay_scheduler}, see git history).
+EST = {
+    "upstream_rocm": (50, 0.04), "upstream_triton": (60, 0.7),
+    "series_triton": (300, 0.7), "series_triton_default": (60, 0.7),
 }  # fmt: skip
-BACKEND = {
-    "upstream_rocm": "rocm", "upstream_triton": "triton", "series_rocm": "rocm",
-    "series_triton": "triton", "series_rocm_default": "rocm",
-}  # fmt: skip
-SMOKE_PAGE = {"upstream": 48, "series": 256}
-# series_rocm_default is the series' ROCM_ATTN with the decode opt-in only: no
-# paged prefill provider, so the page stays today's (784); decode rows go to the
-# op, prefill rows to today's kernel.
-PAGE_OF_TREE = {"series_rocm_default": "upstream"}
-# Variants run with the Triton paged prefill provider opted in.
-TRITON_PREFILL = ("series_rocm",)
+
+
+def tree_of(variant: str) -> str:
+    return VARIANTS[variant][0]
+
+
+def backend_of(variant: str) -> str:
+    return VARIANTS[variant][1]
 
 
 def page_of(variant: str, pages: dict) -> int:
-    return pages[PAGE_OF_TREE.get(variant, TREE[variant])]
+    return pages[backend_of(variant)]
 
 
 def job_key(variant: str, pages: dict) -> tuple:
-    """Variants sharing a tree, page and provider setting run in one worker."""
-    return TREE[variant], page_of(variant, pages), variant in TRITON_PREFILL
+    """Variants sharing a tree, page and opt-in setting run in one worker."""
+    return tree_of(variant), page_of(variant, pages), VARIANTS[variant][2]
 
-# The series variant and the upstream path it replaces / is compared with.
-RATIOS = {
-    "series_rocm_over_upstream_rocm": ("series_rocm", "upstream_rocm"),
-    "series_rocm_over_upstream_triton": ("series_rocm", "upstream_triton"),
-    "series_triton_over_upstream_triton": ("series_triton", "upstream_triton"),
-    "series_rocm_default_over_upstream_rocm": ("series_rocm_default", "upstream_rocm"),
-}
-REPLACES = {
-    "series_rocm": "upstream_rocm", "series_triton": "upstream_triton",
-    "series_rocm_default": "upstream_rocm",
-}  # fmt: skip
-KERNELS = (
-    "decode_page_contiguous", "paged_prefill_aligned", "run_vendor_paged_prefill",
-    "chunked_prefill_paged_decode", "unified_attention", "context_attention_fwd",
-)  # fmt: skip
-FAST_PREFILL = ("paged_prefill_aligned", "run_vendor_paged_prefill")
-FAST_DECODE = ("decode_page_contiguous",)
-TRACE_DIR = os.path.join(HERE, "scheduler_traces")
-UPSTREAM_TAG = "v0.34.0"
-# Rough rates per variant for the time estimate printed before a run (from
-# benchmarks/results/{prefill,decode}: TFLOP/s for prefill, fraction of
-# ~4.3 TB/s for decode reads).
-EST = {
-    "upstream_rocm": (50, 0.04), "upstream_triton": (60, 0.7),
-    "series_rocm": (300, 0.7), "series_triton": (60, 0.9), "series_rocm_default": (50, 0.7),
-}  # fmt: skip
+
+def runner_order(rows: list) -> list:
+    """A step's rows as v0.34.0's model runner orders them (sort_batch_req_ids,
+    no speculative decoding): single-token rows first, then by query length,
+    ties in the scheduler's order."""
+    return sorted(rows, key=lambda r: (r[1] != 1, r[1]))
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -163,7 +210,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         "not its working tree (which someone may be editing)",
     )  # fmt: skip
     p.add_argument("--model", choices=sorted(MODELS), default="qwen3.5-27b")
-    p.add_argument("--page", type=int, help="the KV page of every tree (default: the model's)")
+    p.add_argument("--page", type=int, help="the KV page of every backend (default: the model's)")
     p.add_argument("--out-dir", default="benchmarks/results/replay_scheduler")
     p.add_argument("--trace-dir", default=TRACE_DIR)
     p.add_argument("--tiers", default="4K-8K,8K-16K,16K-32K")
@@ -176,7 +223,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--steps", choices=("all", "mixed"), default="all",
         help="mixed: time only the steps holding decode and prefill rows (totals then cover those steps)",
     )  # fmt: skip
-    p.add_argument("--variants", default=",".join(VARIANTS))
+    p.add_argument("--variants", default=",".join(DEFAULT_VARIANTS), help=f"of {', '.join(VARIANTS)}")
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--estimate-only", action="store_true")
@@ -214,11 +261,12 @@ def select_steps(steps: list, stride: int) -> list[tuple[int, int]]:
 
 
 def composition_key(rows: list) -> str:
-    return ";".join(f"{q},{c},{d}" for _, q, c, d in rows)
+    return ";".join(f"{q},{c},{d}" for _, q, c, d in runner_order(rows))
 
 
 def build_plan(args, traces: dict[str, dict]) -> dict:
-    """Unique compositions to time, per trace, and each selected step's weight."""
+    """Unique compositions to time (rows in the model runner's order), per
+    trace, and each selected step's weight."""
     shape = SMOKE_SHAPE if args.smoke else MODELS[args.model]["shape"]
     plan = {"traces": {}, "shape": shape, "seed": args.seed, "reps": args.reps}
     for name, tr in traces.items():
@@ -236,7 +284,7 @@ def build_plan(args, traces: dict[str, dict]) -> dict:
             "concurrency": tr["concurrency"],
             "requests": [{"id": r["id"], "slot": r["slot"], "prompt": r["prompt"]} for r in tr["requests"]],
             "max_context": max(c + q for rows in tr["steps"] for _, q, c, _ in rows),
-            "timed": {k: tr["steps"][i] for k, i in unique.items()},
+            "timed": {k: runner_order(tr["steps"][i]) for k, i in unique.items()},
             "selected": selected,
             "stride": stride,
         }
@@ -285,6 +333,11 @@ def make_upstream_tree(series_root: str) -> tuple[str, list[str]]:
                 shutil.copyfile(os.path.join(base, rel), os.path.join(dst, rel))
                 overlaid.append(rel)
     else:
+        if not os.path.exists(os.path.join(series_root, ".git")):
+            raise SystemExit(
+                f"{series_root} has no base/vllm/ (a bundle's) and is no git tree: pass --upstream-root, "
+                "or put the release's version of each modified vllm/ file under base/vllm/"
+            )
         for rel in git_modified_vllm_files(series_root):
             text = subprocess.run(
                 ["git", "-C", series_root, "show", f"{UPSTREAM_TAG}:{rel}"], capture_output=True, check=True
@@ -316,6 +369,7 @@ def snapshot_tree(root: str, ref: str) -> str:
         with open(path, "wb") as f:
             f.write(subprocess.run(["git", "-C", root, "show", f"{UPSTREAM_TAG}:{rel}"], capture_output=True, check=True).stdout)
     return dst
+
 
 
 # ------------------------------------------------------------------ worker
@@ -375,8 +429,9 @@ class Attribution:
 
     def served(self, rows: list) -> tuple[dict, list[str]]:
         """{kernel: [decode tokens, prefill tokens]} for the calls since the
-        last reset, mapped onto the step's rows; and problems (tokens served
-        twice or not at all, calls that cannot be placed)."""
+        last reset, mapped onto the step's rows (in the order they were
+        given to the builder); and problems (tokens served twice or not at
+        all, calls that cannot be placed)."""
         ends = []
         t = 0
         for _, q, _, _ in rows:
@@ -395,7 +450,11 @@ class Attribution:
             while pos < start + n and i < len(rows):
                 row_start = ends[i] - rows[i][1]
                 take = min(ends[i], start + n) - max(row_start, pos)
-                out[name][0 if rows[i][3] else 1] += take
+                kernel = name
+                if name in SPLIT_BY_QUERY_LEN:
+                    multi, single = SPLIT_BY_QUERY_LEN[name]
+                    kernel = f"{name}/{multi if rows[i][1] > 1 else single}"
+                out[kernel][0 if rows[i][3] else 1] += take
                 cover[i] += take
                 pos = ends[i]
                 i += 1
@@ -410,11 +469,10 @@ def worker(args) -> int:
     with open(args.worker) as f:
         job = json.load(f)
     tree, variants, plan = job["tree_root"], job["variants"], job["plan"]
-    if job["triton_prefill"]:
-        # No vendor FlashAttention off DCU: the series' ROCM_ATTN serves
-        # prefill chunks with its Triton provider (opt-in; see below).
-        os.environ["VLLM_ROCM_PAGED_PREFILL_TRITON"] = "1"
+    opt_in = job["use_triton_paged_prefill"]
     sys.path.insert(0, os.path.abspath(tree))
+    import importlib
+
     import torch
 
     import vllm
@@ -422,21 +480,24 @@ def worker(args) -> int:
     if not os.path.abspath(vllm.__file__).startswith(os.path.abspath(tree)):
         raise SystemExit(f"imported vllm from {vllm.__file__}, not {tree}")
     common.stub_rocm_platform_module()
+    backends = sorted({backend_of(v) for v in variants})
 
     def import_backends() -> None:
         import vllm.config  # noqa: F401
         import vllm.v1.attention.backend  # noqa: F401
-        import vllm.v1.attention.backends.rocm_attn  # noqa: F401
-        import vllm.v1.attention.backends.triton_attn  # noqa: F401
         import vllm.v1.kv_cache_interface  # noqa: F401
+
+        for b in backends:
+            importlib.import_module(f"vllm.v1.attention.backends.{BACKEND_CLASSES[b][0]}")
 
     stood_in = common.import_with_stand_ins(import_backends)
     if stood_in:
         print(f"stand-ins for packages this machine lacks: {stood_in}", flush=True)
     from vllm.config import CUDAGraphMode
     from vllm.v1.attention.backend import CommonAttentionMetadata
-    from vllm.v1.attention.backends import rocm_attn, triton_attn
     from vllm.v1.kv_cache_interface import FullAttentionSpec
+
+    modules = {b: importlib.import_module(f"vllm.v1.attention.backends.{BACKEND_CLASSES[b][0]}") for b in backends}
 
     on_gpu = torch.cuda.is_available()
     dev = torch.device("cuda" if on_gpu else "cpu")
@@ -444,9 +505,6 @@ def worker(args) -> int:
     hq, hk, hs = sh["hq"], sh["hk"], sh["hs"]
     dtype = getattr(torch, sh["dtype"])
     page = job["page"]
-    modules = {"rocm": rocm_attn, "triton": triton_attn}
-    impl_cls = {"rocm": rocm_attn.RocmAttentionImpl, "triton": triton_attn.TritonAttentionImpl}
-    builder_cls = {"rocm": rocm_attn.RocmAttentionMetadataBuilder, "triton": triton_attn.TritonAttentionMetadataBuilder}
 
     class Layer(torch.nn.Module):
         def __init__(self) -> None:
@@ -477,36 +535,42 @@ def worker(args) -> int:
             compilation_config=comp,
             scheduler_config=ns(max_num_seqs=max_num_seqs), speculative_config=None,
             cache_config=ns(cache_dtype="auto"),
-            # The series' ROCM_ATTN decode route (opt-in in a server).
-            attention_config=ns(
-                use_rocm_page_contiguous_decode=True,
-                use_rocm_triton_paged_prefill=job["triton_prefill"],
-            ),
+            # --attention-config.use_triton_paged_prefill (the release's
+            # builders do not read it).
+            attention_config=ns(use_triton_paged_prefill=opt_in),
         )  # fmt: skip
 
     spec = FullAttentionSpec(block_size=page, num_kv_heads=hk, head_size=hs, dtype=dtype)
     builders = {
-        b: builder_cls[b](spec, ["model.layers.3.self_attn.attn"], builder_config(256), dev)
-        for b in {BACKEND[v] for v in variants}
+        b: getattr(modules[b], BACKEND_CLASSES[b][2])(spec, ["model.layers.3.self_attn.attn"], builder_config(256), dev)
+        for b in backends
     }
-    impls = {b: impl_cls[b](hq, hs, hs**-0.5, hk, None, None, "auto") for b in builders}
-    if job["triton_prefill"] and "rocm" in impls:
-        # What AttentionConfig.use_rocm_triton_paged_prefill sets in a server
-        # (the impl reads it from the current vLLM config, absent here).
-        # Trees from before that field read VLLM_ROCM_PAGED_PREFILL_TRITON.
-        impls["rocm"]._triton_paged_prefill_opt_in = True
+    dispatch = None
+    if "triton" in builders:
+        dispatch = getattr(builders["triton"], "paged_prefill", None)
+        if opt_in and dispatch is None:
+            raise SystemExit(f"{tree}'s TRITON_ATTN has no use_triton_paged_prefill (not the series' tree?)")
+        if opt_in and not dispatch:
+            common.log(f"TRITON_ATTN declines the opt-in at page {page}, head {hs}: every row stays on "
+                       "unified_attention")
+    impls = {b: getattr(modules[b], BACKEND_CLASSES[b][1])(hq, hs, hs**-0.5, hk, None, None, "auto") for b in builders}
     layer = Layer()
     flush = torch.empty(128 << 20, dtype=torch.float32, device=dev) if on_gpu else None
     flush_out = torch.empty((), dtype=torch.float32, device=dev)
-    results: dict = {"variants": variants, "tree": tree, "page": page, "traces": {}}
+    # Output digest: each row's output projected on DIGEST_DIMS fixed random
+    # directions, summed over its tokens.
+    proj = torch.randn((hq * hs, DIGEST_DIMS), generator=torch.Generator().manual_seed(plan["seed"] + 3)).to(dev)
+    results: dict = {"variants": variants, "tree": tree, "page": page, "paged_prefill": dispatch, "traces": {}}
     for tname, tp in plan["traces"].items():
         common.log(f"{'/'.join(variants)}: {tname}: {len(tp['timed'])} compositions")
-        gen = torch.Generator(device=dev).manual_seed(plan["seed"])
         conc = tp["concurrency"]
         pages_per_req = math.ceil(tp["max_context"] / page)
         nblocks = conc * pages_per_req
         caches = {}
         for b in builders:
+            # Seeded per backend: variants of one backend and page, in any
+            # worker, read the same cache.
+            gen = torch.Generator(device=dev).manual_seed(plan["seed"] + (0 if b == "triton" else 7))
             if b == "rocm":
                 raw = torch.randn((2, nblocks, page, hk * hs), dtype=dtype, device=dev, generator=gen)
                 caches[b] = raw.transpose(0, 1)  # the bound logical [B, 2, N, H*hs]
@@ -543,19 +607,20 @@ def worker(args) -> int:
             )  # fmt: skip
             calls = {}
             for v in variants:
-                b = BACKEND[v]
+                b = backend_of(v)
                 md = builders[b].build(0, cm)
                 q, k_, v_, o = q_all[:ntok], k_all[:ntok], v_all[:ntok], out_all[:ntok]
 
-                def call(b=b, md=md, q=q, k_=k_, v_=v_, o=o):
-                    impls[b].forward(layer, q, k_, v_, caches[b], md, o)
+                def call(b=b, md=md, q=q, k_=k_, v_=v_, o=o, cache=caches[b]):
+                    impls[b].forward(layer, q, k_, v_, cache, md, o)
 
                 calls[v] = call
-            rec = {"attribution": {}, "problems": {}, "us": {}}
-            # Untimed attribution pass (also the first call: compiles).
+            rec = {"attribution": {}, "problems": {}, "digest": {}, "us": {}}
+            # Untimed attribution and output pass (also the first call: compiles).
             for v in variants:
-                att = Attribution(modules[BACKEND[v]])
+                att = Attribution(modules[backend_of(v)])
                 att.base_ptr, att.row_bytes = q_all.data_ptr(), q_all.stride(0) * q_all.element_size()
+                out_all[:ntok].fill_(float("nan"))
                 att.install()
                 try:
                     calls[v]()
@@ -564,6 +629,10 @@ def worker(args) -> int:
                 rec["attribution"][v], probs = att.served(rows)
                 if probs:
                     rec["problems"][v] = probs
+                proj_rows = out_all[:ntok].float().reshape(ntok, -1) @ proj
+                rec["digest"][v] = {
+                    str(r[0]): proj_rows[int(qsl[i]) : int(qsl[i + 1])].sum(0).tolist() for i, r in enumerate(rows)
+                }
             samples = {v: [] for v in variants}
             for rep in range(plan["reps"] + 1):
                 order = variants if rep % 2 == 0 else list(reversed(variants))
@@ -610,25 +679,50 @@ def _time_call(fn, flush, flush_out, on_gpu: bool) -> float:
 
 # ------------------------------------------------------------------ parent
 def smoke_trace() -> dict:
-    """Three steps at tiny shapes: mixed (2 decodes + 1 chunk), one
-    single-sequence chunk, pure decode."""
+    """Three steps at tiny shapes: a chunk listed before two decodes (the
+    replay puts the decodes first, as the model runner does), two chunks
+    without decodes, pure decode."""
     return {
-        "tier": "smoke", "concurrency": 3, "max_num_batched_tokens": 32, "page": 0,
+        "tier": "smoke", "concurrency": 4, "max_num_batched_tokens": 40, "page": 0,
         "requests": [
             {"id": 0, "prompt": 70, "slot": 0}, {"id": 1, "prompt": 100, "slot": 1},
-            {"id": 2, "prompt": 48, "slot": 2},
+            {"id": 2, "prompt": 72, "slot": 2}, {"id": 3, "prompt": 12, "slot": 3},
         ],
         "steps": [
-            [[0, 1, 70, 1], [1, 1, 100, 1], [2, 8, 40, 0]],
-            [[2, 16, 24, 0]],
-            [[0, 1, 71, 1], [1, 1, 101, 1], [2, 1, 48, 1]],
+            [[2, 8, 40, 0], [0, 1, 70, 1], [1, 1, 100, 1]],
+            [[2, 24, 48, 0], [3, 12, 0, 0]],
+            [[0, 1, 71, 1], [1, 1, 101, 1], [2, 1, 72, 1], [3, 1, 12, 1]],
         ],
         "command": "synthetic (--smoke)",
     }  # fmt: skip
 
 
-def summarize(plan: dict, traces: dict, merged: dict, variants: list[str], layers: int) -> dict:
+def digest_error(a: dict, b: dict) -> float:
+    """Relative error of one composition's output digests ({row: vector})."""
+    num = den = 0.0
+    for rid, vb in b.items():
+        va = a.get(rid)
+        if va is None:
+            return math.inf
+        for x, y in zip(va, vb):
+            num += (x - y) ** 2
+            den += y * y
+    if math.isnan(num) or math.isnan(den):
+        return math.inf
+    return math.sqrt(num / den) if den else (0.0 if num == 0 else math.inf)
+
+
+def agreeing_pairs(variants: list[str], pages: dict) -> list[tuple[str, str]]:
+    """Variants of one backend and page: the same inputs, so the same outputs."""
+    return [
+        (a, b) for i, a in enumerate(variants) for b in variants[i + 1 :]
+        if backend_of(a) == backend_of(b) and page_of(a, pages) == page_of(b, pages)
+    ]  # fmt: skip
+
+
+def summarize(plan: dict, traces: dict, merged: dict, variants: list[str], layers: int, pages: dict) -> dict:
     out = {}
+    pairs = agreeing_pairs(variants, pages)
     for name, tp in plan["traces"].items():
         tr = traces[name]
         nreq = len(tr["requests"])
@@ -637,7 +731,7 @@ def summarize(plan: dict, traces: dict, merged: dict, variants: list[str], layer
         per_req = {v: collections.Counter() for v in variants}
         att = {v: collections.defaultdict(lambda: [0.0, 0.0]) for v in variants}
         problems = collections.Counter()
-        decode_tok = prefill_tok = 0.0
+        decode_tok = prefill_tok = multi_prefill_tok = 0.0
         for s in tp["selected"]:
             rows = tr["steps"][s["step"]]
             rec = merged[name][s["key"]]
@@ -646,6 +740,7 @@ def summarize(plan: dict, traces: dict, merged: dict, variants: list[str], layer
             wsum = sum(work)
             decode_tok += w * sum(q for _, q, _, d in rows if d)
             prefill_tok += w * sum(q for _, q, _, d in rows if not d)
+            multi_prefill_tok += w * sum(q for _, q, _, d in rows if not d and q > 1)
             for v in variants:
                 t = layers * rec["us"][v] * w
                 tot[v] += t
@@ -658,6 +753,13 @@ def summarize(plan: dict, traces: dict, merged: dict, variants: list[str], layer
                     att[v][k][1] += w * p
                 for p in rec["problems"].get(v, []):
                     problems[f"{v}: {p.split(' (')[0].split(':')[0]}"] += 1
+        agreement = {
+            f"{a}_vs_{b}": max(
+                (digest_error(merged[name][k]["digest"][a], merged[name][k]["digest"][b]) for k in tp["timed"]),
+                default=0.0,
+            )
+            for a, b in pairs
+        }
         res = {
             "tier": tr["tier"], "concurrency": tr["concurrency"], "budget": tr["max_num_batched_tokens"],
             "requests": nreq, "steps": len(tr["steps"]), "timed_compositions": len(tp["timed"]),
@@ -680,12 +782,14 @@ def summarize(plan: dict, traces: dict, merged: dict, variants: list[str], layer
                 }
                 for v in variants
             },
-            "fast_prefill_fraction": {
-                v: sum(att[v][k][1] for k in FAST_PREFILL) / prefill_tok if prefill_tok else 0.0 for v in variants
+            "paged_prefill_tokens": {v: att[v][PAGED_PREFILL][1] if PAGED_PREFILL in att[v] else 0.0 for v in variants},
+            "paged_prefill_decode_tokens": {
+                v: att[v][PAGED_PREFILL][0] if PAGED_PREFILL in att[v] else 0.0 for v in variants
             },
-            "fast_decode_fraction": {
-                v: sum(att[v][k][0] for k in FAST_DECODE) / decode_tok if decode_tok else 0.0 for v in variants
-            },
+            "prefill_tokens": prefill_tok,
+            "prefill_tokens_in_multi_token_rows": multi_prefill_tok,
+            "decode_tokens": decode_tok,
+            "output_max_relative_error": agreement,
             "attribution_problems": dict(problems),
         }
         res["ratios"] = {
@@ -695,24 +799,42 @@ def summarize(plan: dict, traces: dict, merged: dict, variants: list[str], layer
     return out
 
 
-def targets(summary: dict) -> list[str]:
-    """The issue's acceptance lines, evaluated on what was measured."""
-    lines = []
+def checks(summary: dict, variants: list[str], pages: dict, tol: float, timed: bool) -> tuple[list[str], bool]:
+    """Lines on what was measured, and whether a correctness check failed:
+    the opt-in's dispatch (paged_prefill_aligned serves exactly the prefill
+    rows of more than one token, no decode row), output agreement, the
+    attribution; with `timed`, a series variant slower than the path it
+    replaces (reported, not a failure)."""
+    lines, failed = [], False
+
+    def add(ok: bool, text: str) -> None:
+        nonlocal failed
+        failed |= not ok
+        lines.append(f"{text}: {'PASS' if ok else 'FAIL'}")
+
     for name, s in summary.items():
-        r, c = s["ratios"], s["concurrency"]
-        if s["tier"] == "16K-32K" and c == 10:
-            for key, lim in (("series_rocm_over_upstream_rocm", 1 / 3), ("series_rocm_over_upstream_triton", 0.6)):
-                if key in r:
-                    lines.append(f"{name}: {key} {r[key]:.3f} <= {lim:.3f}: {'PASS' if r[key] <= lim else 'FAIL'}")
-        for series, up in REPLACES.items():
-            key = f"{series}_over_{up}"
-            if key in r and r[key] > 1.0:
-                lines.append(f"{name}: {key} {r[key]:.3f} > 1: slower than the path it replaces: FAIL")
-        if c == 10 and "series_rocm" in s["fast_prefill_fraction"]:
-            f = s["fast_prefill_fraction"]["series_rocm"]
-            lines.append(f"{name}: series_rocm fast prefill serves {f:.1%} of prefill tokens (>= 90%): "
-                         f"{'PASS' if f >= 0.9 else 'FAIL'}")
-    return lines
+        for v in variants:
+            if not VARIANTS[v][2]:
+                continue
+            if page_of(v, pages) % PAGED_PREFILL_ALIGNMENT:
+                lines.append(f"{name}: {v}: page {page_of(v, pages)} is no multiple of "
+                             f"{PAGED_PREFILL_ALIGNMENT}: the opt-in does not apply")
+                continue
+            got, want = s["paged_prefill_tokens"][v], s["prefill_tokens_in_multi_token_rows"]
+            add(got == want and not s["paged_prefill_decode_tokens"][v],
+                f"{name}: {v}: {PAGED_PREFILL} served {got:.0f} of {want:.0f} prefill tokens in rows of "
+                f"more than one token, {s['paged_prefill_decode_tokens'][v]:.0f} decode tokens")
+        for pair, err in s["output_max_relative_error"].items():
+            add(err <= tol, f"{name}: outputs {pair.replace('_vs_', ' vs ')}: max relative error "
+                f"{err:.2e} (<= {tol:.0e})")
+        if s["attribution_problems"]:
+            add(False, f"{name}: attribution problems {s['attribution_problems']}")
+        if timed:
+            for series, up in REPLACES.items():
+                key = f"{series}_over_{up}"
+                if key in s["ratios"] and s["ratios"][key] > 1.0:
+                    lines.append(f"{name}: {key} {s['ratios'][key]:.3f} > 1: slower than the path it replaces")
+    return lines, failed
 
 
 def plot(summary: dict, variants: list[str], path: str, title: str, layers: int) -> None:
@@ -746,12 +868,32 @@ def plot(summary: dict, variants: list[str], path: str, title: str, layers: int)
                 ax.plot(range(len(pts)), ys, "o-", label=r.replace("_over_", " / "), color=f"C{i + 4}")
         ax.axhline(1.0, color="k", lw=0.6)
         ax.set_xticks(range(len(pts)), labels)
-        ax.set_title(f"{tier}: series / upstream", fontsize=9)
+        ax.set_title(f"{tier}: time ratios", fontsize=9)
         if j == 0:
             ax.legend(fontsize=7)
     fig.suptitle(f"{title} attention replayed from vLLM's scheduler", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
+
+
+def load_traces(args) -> tuple[dict, dict]:
+    """One trace per (tier, concurrency, budget), from every page's file
+    present (their steps must be equal: the page does not change them)."""
+    traces, files = {}, {}
+    for tier in args.tiers.split(","):
+        for c in args.concurrency.split(","):
+            for b in args.budget.split(","):
+                name = f"{tier}_c{c}_b{b}"
+                paths = sorted(glob.glob(os.path.join(args.trace_dir, f"{name}_p*.json.gz")))
+                if not paths:
+                    raise SystemExit(f"no trace {name}_p<page>.json.gz in {args.trace_dir} (scheduler_trace.py)")
+                loaded = {p: load_trace(p) for p in paths}
+                first = next(iter(loaded.values()))
+                if any(t["steps"] != first["steps"] for t in loaded.values()):
+                    raise SystemExit(f"{name}: the pages' traces differ; time them separately")
+                traces[name] = first
+                files[name] = {os.path.relpath(p, os.path.dirname(HERE)): t["command"] for p, t in loaded.items()}
+    return traces, files
 
 
 def main(argv=None) -> int:
@@ -761,38 +903,25 @@ def main(argv=None) -> int:
     if not args.vllm_root:
         raise SystemExit("--vllm-root is required")
     variants = [v for v in args.variants.split(",") if v]
+    if unknown := [v for v in variants if v not in VARIANTS]:
+        raise SystemExit(f"unknown variants {unknown}; known: {', '.join(VARIANTS)}")
     os.makedirs(args.out_dir, exist_ok=True)
     model = MODELS[args.model]
-    pages = SMOKE_PAGE if args.smoke else dict(model["pages"])
+    pages = dict(SMOKE_PAGES if args.smoke else model["pages"])
     if args.page and not args.smoke:
-        pages = {tree: args.page for tree in pages}
+        pages = {b: args.page for b in pages}
     title = "smoke" if args.smoke else f"{model['title']} (pages: {pages})"
-    # Traces: one per (tier, concurrency, budget); each tree reads its page's file.
-    traces, files = {}, {}
     if args.smoke:
-        traces["smoke"] = smoke_trace()
-        files["smoke"] = {"synthetic": None}
+        traces, files = {"smoke": smoke_trace()}, {"smoke": {"synthetic": None}}
     else:
-        for tier in args.tiers.split(","):
-            for c in args.concurrency.split(","):
-                for b in args.budget.split(","):
-                    name = f"{tier}_c{c}_b{b}"
-                    loaded = {}
-                    for page in sorted({page_of(v, pages) for v in variants}):
-                        f = os.path.join(args.trace_dir, f"{name}_p{page}.json.gz")
-                        loaded[f] = load_trace(f)
-                    first = next(iter(loaded.values()))
-                    if any(t["steps"] != first["steps"] for t in loaded.values()):
-                        raise SystemExit(f"{name}: the pages' traces differ; time them separately")
-                    traces[name] = first
-                    files[name] = {os.path.relpath(f, os.path.dirname(HERE)): t["command"] for f, t in loaded.items()}
+        traces, files = load_traces(args)
     plan = build_plan(args, traces)
     n_timed = sum(len(t["timed"]) for t in plan["traces"].values())
     est = estimate_s(plan, variants, pages)
     common.log(
         f"{len(traces)} traces, {sum(len(t['selected']) for t in plan['traces'].values())} selected steps, "
         f"{n_timed} compositions x {len(variants)} variants; estimated GPU time ~{est / 60:.1f} min "
-        "(H200; rough, from the kernel rates of the committed A/Bs)"
+        "(rough, from kernel rates of earlier runs)"
     )
     for name, t in plan["traces"].items():
         common.log(f"  {name}: {len(traces[name]['steps'])} steps -> {len(t['selected'])} selected "
@@ -804,21 +933,25 @@ def main(argv=None) -> int:
         roots["series"] = snapshot_tree(roots["series"], args.snapshot)
         common.log(f"series tree: {args.vllm_root} at {args.snapshot}, copied to {roots['series']}")
     overlaid: list[str] = []
-    if any(TREE[v] == "upstream" for v in variants):
+    if any(tree_of(v) == "upstream" for v in variants):
         if args.upstream_root:
             roots["upstream"] = os.path.abspath(args.upstream_root)
         else:
             roots["upstream"], overlaid = make_upstream_tree(roots["series"])
-            common.log(f"upstream tree {roots['upstream']}: {len(overlaid)} files of {UPSTREAM_TAG} laid over")
-    merged: dict = {n: collections.defaultdict(lambda: {"attribution": {}, "problems": {}, "us": {}}) for n in traces}
+            common.log(f"upstream tree {roots['upstream']}: {len(overlaid)} files of {UPSTREAM_TAG} laid over: "
+                       + ", ".join(overlaid))
+    merged: dict = {
+        n: collections.defaultdict(lambda: {"attribution": {}, "problems": {}, "digest": {}, "us": {}}) for n in traces
+    }
+    dispatch: dict = {}
     work = tempfile.mkdtemp(prefix="replay_sched_")
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     for key in sorted({job_key(v, pages) for v in variants}, key=str, reverse=True):
-        tree, page, triton_prefill = key
+        tree, page, opt_in = key
         tv = [v for v in variants if job_key(v, pages) == key]
-        tag = f"{tree}_p{page}" + ("_triton_prefill" if triton_prefill else "")
+        tag = f"{tree}_p{page}" + ("_paged_prefill" if opt_in else "")
         job = {"tree_root": roots[tree], "variants": tv, "page": page, "plan": plan,
-               "triton_prefill": triton_prefill, "out": os.path.join(work, f"{tag}.json")}  # fmt: skip
+               "use_triton_paged_prefill": opt_in, "out": os.path.join(work, f"{tag}.json")}  # fmt: skip
         jpath = os.path.join(work, f"{tag}_job.json")
         with open(jpath, "w") as f:
             json.dump(job, f)
@@ -828,25 +961,31 @@ def main(argv=None) -> int:
             raise SystemExit(f"{tag} worker failed (exit {proc.returncode})")
         with open(job["out"]) as f:
             res = json.load(f)
+        for v in tv:
+            dispatch[v] = res["paged_prefill"] if backend_of(v) == "triton" else None
         for name, per_key in res["traces"].items():
-            for key, rec in per_key.items():
-                for field in ("attribution", "problems", "us"):
-                    merged[name][key][field].update(rec[field])
-    summary = summarize(plan, traces, merged, variants, model["layers"])
-    # The interpreter's times say nothing about speed: no targets for the smoke run.
-    checks = [] if args.smoke else targets(summary)
+            for k, rec in per_key.items():
+                for field in ("attribution", "problems", "digest", "us"):
+                    merged[name][k][field].update(rec[field])
+    summary = summarize(plan, traces, merged, variants, model["layers"], pages)
+    # The interpreter's times say nothing about speed: no timing lines for the smoke run.
+    tol = OUTPUT_TOLERANCE[plan["shape"]["dtype"]]
+    check_lines, failed = checks(summary, variants, pages, tol, timed=not args.smoke)
     env_info = common.environment()
     payload = {
         "command": env_info["command"],
         "environment": env_info,
         "settings": {k: v for k, v in vars(args).items() if k not in ("worker",)},
         "model": args.model, "shape": plan["shape"], "layers": model["layers"], "pages": pages,
-        "variants": variants,
+        "variants": {v: {"tree": tree_of(v), "backend": backend_of(v), "page": page_of(v, pages),
+                         "use_triton_paged_prefill": VARIANTS[v][2],
+                         "builder_paged_prefill": dispatch.get(v)} for v in variants},
+        "row_order": "single-token rows first, then by query length (v0.34.0's sort_batch_req_ids)",
         "trees": roots, "upstream_overlaid_files": overlaid, "trace_files": files,
-        "summary": summary, "targets": checks,
+        "summary": summary, "output_tolerance": tol, "checks": check_lines,
         "steps": {
             name: [
-                {"step": s["step"], "weight": s["weight"], "rows": traces[name]["steps"][s["step"]],
+                {"step": s["step"], "weight": s["weight"], "rows": runner_order(traces[name]["steps"][s["step"]]),
                  "us_per_layer": merged[name][s["key"]]["us"],
                  "attribution": merged[name][s["key"]]["attribution"]}
                 for s in plan["traces"][name]["selected"]
@@ -857,7 +996,10 @@ def main(argv=None) -> int:
     stem = "replay_scheduler_smoke" if args.smoke else "replay_scheduler"
     with open(os.path.join(args.out_dir, f"{stem}.json"), "w") as f:
         json.dump(payload, f, indent=1)
-    plot(summary, variants, os.path.join(args.out_dir, f"{stem}.png"), title, model["layers"])
+    png = os.path.join(args.out_dir, f"{stem}.png")
+    if os.path.exists(png):
+        os.remove(png)  # a previous run's
+    plot(summary, variants, png, title, model["layers"])
     for name, s in summary.items():
         print(f"{name}: attention ms per request: "
               + ", ".join(f"{v} {s['attention_ms_per_request'][v]:.2f}" for v in variants))
@@ -868,12 +1010,10 @@ def main(argv=None) -> int:
                 for k, x in s["kernel_share"][v].items()
             )
             print(f"  {v}: {share}")
-        if s["attribution_problems"]:
-            print(f"  attribution problems: {s['attribution_problems']}")
-    for line in checks:
+    for line in check_lines:
         print(line)
-    print(f"wrote {os.path.join(args.out_dir, stem)}.json/.png")
-    return 0
+    print(f"wrote {os.path.join(args.out_dir, stem)}.json" + (" and .png" if os.path.exists(png) else ""))
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

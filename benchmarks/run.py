@@ -6,16 +6,14 @@
 DIR holds the fork's vllm/ (a source tree, or an unpacked `./vllm-fork bundle`).
 Runs, in order, each in its own process (a crash in one does not stop the rest):
 
-  replay   attention-bucket replay of serving Qwen3.5-27B (benchmarks/replay_attention.py)
-  decode   q=1 decode: page-contiguous op vs unified_attention vs ROCM_ATTN today
-  decode_sweep  q=1 decode over pages 16-1088, five head shapes, batch 1-256, 1K-64K:
-           the op against each backend's own kernel, and which points the routing sends to it
-  prefill  q=4096 chunk: aligned Triton paged prefill vs unified_attention vs context_attention_fwd
-  replay_scheduler  the concurrency-10 steps vLLM's scheduler produced (results/replay_scheduler/
-           traces), timed through each backend's real forward, upstream tree vs series tree
+  prefill  a q=4096 chunk after 0-28K context tokens: paged_prefill_aligned on TRITON_ATTN's
+           cache vs unified_attention (TRITON_ATTN without the opt-in) vs context_attention_fwd
+           (ROCM_ATTN), pages 64/784/832, Qwen3.5-27B's and Llama-3.1-8B's heads
+  replay_scheduler  the concurrency-10 steps vLLM's scheduler produced (benchmarks/scheduler_traces/),
+           timed through each backend's real forward: upstream ROCM_ATTN (page 784) and TRITON_ATTN
+           (page 832) vs the series' TRITON_ATTN with use_triton_paged_prefill
   prefix_prefill  prefix_prefill tiles: 32/32 vs 128/64 vs the chosen tiles, and the block-table
            fix's cost against the release's kernel (from the bundle's base/ folder)
-  paged_attention_2d_strides  ROCM_ATTN's Triton decode fallback: int64 unit strides vs specialized
 
 Each writes JSON (with the environment) and a PNG under OUT/<name>/, the
 names of the folders under benchmarks/results/ (OUT defaults to it). --quick
@@ -34,21 +32,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 # name -> (script, full arguments, extra arguments in --quick mode)
 BENCHMARKS = {
-    "replay": ("replay_attention.py", [], ["--quick"]),
-    "decode": (
-        "kernels/bench_decode_page_contiguous.py",
-        [],
+    "prefill": (
+        "kernels/bench_prefill_paged.py",
         [
-            "--pages", "784,832", "--seq-lens", "8192,32768", "--batches", "1,4,16", "--reps", "20",
-            "--unified-segments", "32,64,128",
-        ],  # fmt: skip
-    ),
-    "decode_sweep": (
-        "kernels/bench_decode_page_sweep.py",
-        [],
-        ["--pages", "16,64,832", "--batches", "1,16", "--seq-lens", "4096,16384", "--prewarm-workers", "4"],
-    ),
-    "prefill": ("kernels/bench_prefill_paged.py", [], ["--contexts", "0,12288,28672", "--pages", "784,832"]),
+            "--heads", "24/4/256,32/8/128", "--pages", "64,784,832", "--baseline-pages", "64,784,832",
+            "--contexts", "0,4096,12288,28672",
+        ],
+        ["--heads", "24/4/256", "--pages", "784,832", "--contexts", "0,12288,28672"],
+    ),  # fmt: skip
     "replay_scheduler": (
         "replay_scheduler.py",
         [],
@@ -59,17 +50,10 @@ BENCHMARKS = {
         ["--configs", "32/32/32/4,128/64/32/4,128/64/64/8"],
         ["--pages", "544,832", "--rep-ms", "100"],
     ),
-    "paged_attention_2d_strides": (
-        "kernels/bench_paged_attention_2d_strides.py",
-        ["--pages", "16,64,544,784,1056", "--batches", "1,16,64", "--reps", "3", "--cache-gib", "16"],
-        ["--pages", "64,784", "--batches", "1,16"],
-    ),
 }
 # How each script names its output-folder and vLLM-root options.
 OUT_FLAG = {"prefill": "--out", "prefix_prefill": "--out"}
-TAKES_VLLM_ROOT = {
-    "replay", "decode", "decode_sweep", "prefix_prefill", "replay_scheduler", "paged_attention_2d_strides",
-}  # fmt: skip
+TAKES_VLLM_ROOT = {"prefix_prefill", "replay_scheduler"}
 # Where `./vllm-fork bundle` puts the release's own version of a modified file.
 BASE_PREFIX_PREFILL = "base/vllm/v1/attention/ops/prefix_prefill.py"
 

@@ -6,10 +6,10 @@
 #   benchmarks/run_gpu.sh .gpu/bundle-v0.34.0.tgz [--quick]   # on the GPU machine
 #
 # The bundle may also be benchmarks/gpu_bundle_xz.sh's .tar.xz (without the
-# model classes, so the page-alignment config tests fail to import). Python
-# wheels the GPU machine lacks (pyzmq for chunked_prefill_paged_decode) are
-# unpacked from .gpu/site.tar.xz (gpu_bundle_xz.sh) or installed from
-# .gpu/whl/*.whl if present. Results go to $OUT, else benchmarks/results/,
+# model classes, so the page test of test_triton_attn_paged_prefill.py, which
+# inspects them, fails). Python wheels the GPU machine lacks (serving packages
+# the backends import) are unpacked from .gpu/site.tar.xz (gpu_bundle_xz.sh)
+# or installed from .gpu/whl/*.whl if present. Results go to $OUT, else benchmarks/results/,
 # one folder per benchmark (benchmarks/run.py's names). SKIP_TESTS=1 leaves
 # out the kernel tests, SKIP_BENCHMARKS=1 the benchmarks.
 set -uo pipefail
@@ -34,14 +34,21 @@ export PYTHONPATH=$work${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 # pytest without vLLM's conftest. The out-of-bounds guards run their child
 # under the Triton interpreter, which needs NumPy < 2.4 where Triton predates
 # the fix for triton-lang/triton#9171 (carry numpy 2.3.x in .gpu/whl there).
-# The page-alignment test builds vLLM's config objects and runs no kernel: it
-# runs on vLLM's CPU platform (the CUDA one calls compiled extensions the
-# bundle lacks).
+# test_models_pages_are_served (test_triton_attn_paged_prefill.py) builds
+# vLLM's config objects for real model shapes and runs no kernel: it runs on
+# vLLM's CPU platform, as in CI (the CUDA one calls compiled extensions the
+# bundle lacks), and is left out of the GPU run.
 # test_prefix_prefill.py is vLLM's own file: only the series' tests in it run.
-tests=$(grep -E '^tests/(kernels|v1)/' "$work/series-tests.txt" | grep -v 'page_alignment\|test_prefix_prefill' || true)
+tests=$(grep -E '^tests/(kernels|v1)/' "$work/series-tests.txt" | grep -v 'test_prefix_prefill' || true)
 if grep -q test_prefix_prefill "$work/series-tests.txt"; then
   pp=tests/kernels/attention/test_prefix_prefill.py
   tests="$tests $pp::test_context_attention_fwd_block_table_row_end"
+fi
+tp=tests/v1/attention/test_triton_attn_paged_prefill.py
+config_tests=""
+if grep -q "^$tp" "$work/series-tests.txt"; then
+  config_tests="$tp::test_models_pages_are_served"
+  tests="$tests --deselect $config_tests"
 fi
 # pytest-xdist (carried in .gpu/whl) runs the files across the CPU cores
 # (-v names each test as it ends, so a run cut short still names failures):
@@ -50,7 +57,6 @@ par=$(python3 -c "import xdist" 2>/dev/null && echo "-n $(( $(nproc) > 14 ? 14 :
 if [ -n "$tests" ] && [ "${SKIP_TESTS:-0}" != 1 ]; then
   mkdir -p "$out/gpu_tests"
   python3 "$root/benchmarks/gpu_pytest.py" "$work" -v $par -rfEs $tests 2>&1 | tee "$out/gpu_tests/gpu-tests.log" | grep -E "FAILED|ERROR|passed|failed" | tail -40
-  config_tests=$(grep -E 'page_alignment' "$work/series-tests.txt" || true)
   if [ -n "$config_tests" ]; then
     CUDA_VISIBLE_DEVICES= VLLM_TARGET_DEVICE=cpu python3 "$root/benchmarks/gpu_pytest.py" "$work" -q -rs $config_tests 2>&1 \
       | tee "$out/gpu_tests/gpu-tests-config.log" | tail -3

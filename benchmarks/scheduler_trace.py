@@ -24,18 +24,18 @@ head 256, bf16), the shape of Qwen3.5-27B's full-attention layers. The GDN
 (Mamba) group is left out: with prefix caching off vLLM sets
 mamba_cache_mode "none", so the scheduler does no Mamba block-aligned chunk
 split and a Mamba group only takes one state block per running request; with
-enough blocks (below) it cannot change what is scheduled. The page (784
-upstream, 832 with the series) is the KV block size; it only changes how many
+enough blocks (below) it cannot change what is scheduled. The page (on
+v0.34.0, 784 on ROCM_ATTN and 832 on TRITON_ATTN) is the KV block size; it only changes how many
 blocks a request holds, so the traces of the two pages must be identical
 (checked, and said in the output). KV blocks: C x pages of the longest
 request + 1, so nothing is preempted (preemptions are counted; any fails the
 check).
 
 Row order of a step: decodes first, then prefill chunks, each group in the
-order the scheduler scheduled them: what the model runner's input batch holds
-when a backend sets reorder_batch_threshold = 1 (split_decodes_and_prefills).
-ROCM_ATTN and TRITON_ATTN of v0.33.0 set no threshold; their kernels do per-row
-work that does not depend on row order.
+order the scheduler scheduled them. replay_scheduler.py replays each step in
+the order v0.34.0's model runner gives the backends (single-token rows first,
+then by query length), which split_decodes_and_prefills relies on (TRITON_ATTN
+with use_triton_paged_prefill sets reorder_batch_threshold = 1).
 
 Checks (always run; a failure exits 1): each request's prompt is scheduled
 exactly once, in contiguous chunks from 0; each request gets exactly
@@ -63,8 +63,6 @@ TIERS = {
 }  # fmt: skip
 HQ, HK, HS = 24, 4, 256
 MAX_NUM_SEQS = 256
-# The series' single-sequence prefill gate (rocm_attn.PAGED_PREFILL_MAX_TOKENS).
-FAST_PREFILL_MAX_TOKENS = 4096
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_OUT = os.path.join(HERE, "scheduler_traces")
 
@@ -298,10 +296,7 @@ def stats(trace: dict) -> dict:
             kinds["pure_decode"] += 1
         elif np_ == 1:
             kinds["single_prefill"] += 1
-            # What the series' single-sequence gate can take (1 < q <= 4096).
-            q = rows[0][1]
-            key = "single_sequence" if 1 < q <= FAST_PREFILL_MAX_TOKENS else "single_sequence_over_gate"
-            prefill_tokens[key] += ptok
+            prefill_tokens["single_prefill"] += ptok
         else:
             kinds["multi_prefill"] += 1
             prefill_tokens["multi_prefill"] += ptok
@@ -317,7 +312,7 @@ def stats(trace: dict) -> dict:
         "prefill_tokens": total_prefill,
         "prefill_token_fraction": {
             k: prefill_tokens[k] / total_prefill
-            for k in ("single_sequence", "single_sequence_over_gate", "multi_prefill", "mixed")
+            for k in ("single_prefill", "multi_prefill", "mixed")
         },
         "decode_tokens": sum(decode_batches),
         "decode_tokens_in_mixed_steps_fraction": (
@@ -373,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
                         f"[{time.time() - t0:6.1f}s] {name}: {st['steps']} steps; mixed {sf['mixed']:.1%}, "
                         f"pure decode {sf['pure_decode']:.1%}, single-seq prefill {sf['single_prefill']:.1%}, "
                         f"multi-seq prefill {sf['multi_prefill']:.1%}; prefill tokens in single-seq steps "
-                        f"{pf['single_sequence']:.1%} (+{pf['single_sequence_over_gate']:.1%} over 4096), "
+                        f"{pf['single_prefill']:.1%}, "
                         f"mixed {pf['mixed']:.1%}, multi {pf['multi_prefill']:.1%}; decode batch "
                         f"mean {st['decode_batch']['mean']:.1f} max {st['decode_batch']['max']}"
                         + (f"; CHECK FAILED: {problems[:3]}" if problems else ""),
