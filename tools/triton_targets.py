@@ -11,10 +11,14 @@ CPU, so this runs in CI:
 
 (with the fork's venv python; `--reuse` keeps the compiled kernels'
 resources in FILE, so that a run on another fork tree compiles only the
-kernels that differ). Each kernel is launched through its real
-wrapper on small CPU tensors with the wrapper's own config choice for the
-target; the launch is intercepted and compiled for the target instead:
-gfx90a (MI250), gfx942 (MI300X), gfx950 (MI355X) and sm_90 (H100/H200).
+kernels that differ). The kernels: prefix_prefill's `_fwd_kernel` with
+patch 1's block-table clamp, through `context_attention_fwd` as ROCM_ATTN
+calls it (AMD targets only), and patch 2's `_paged_prefill_aligned_kernel`,
+through `paged_prefill_aligned` on TRITON_ATTN's K/V views. Each kernel is
+launched through its real wrapper on small CPU tensors with the wrapper's
+own config choice for the target; the launch is intercepted and compiled
+for the target instead: gfx90a (MI250), gfx942 (MI300X), gfx950 (MI355X)
+and sm_90 (H100/H200).
 Hygon DCU targets (gfx928/gfx936/gfx938) cannot be checked: upstream
 Triton's AMD backend does not know them ("unsupported target"), and DCU
 runs Hygon's own Triton build.
@@ -167,6 +171,8 @@ class Compiler:
         self.rows: list[Row] = []
         self.case = ""
         self.reuse = reuse
+        # The keyword arguments (constexprs, launch options) of the last launch.
+        self.last_kwargs: dict = {}
 
     @contextlib.contextmanager
     def intercept(self):
@@ -176,6 +182,7 @@ class Compiler:
         compiler = self
 
         def run(fn, *args, grid, warmup, **kwargs):  # noqa: ARG001
+            compiler.last_kwargs = kwargs
             compiler.compile(fn, args, kwargs)
 
         JITFunction.run = run
@@ -251,93 +258,74 @@ class Compiler:
 
 
 # ------------------------------------------------------------------ kernels
-DECODE_HEADS = ((24, 4, 256), (16, 2, 256), (32, 8, 128), (8, 1, 128), (32, 32, 128), (8, 8, 64))
+# (query heads, KV heads, head size): Qwen3.5-27B, Llama-style GQA, MHA.
+PREFILL_HEADS = ((24, 4, 256), (32, 8, 128), (16, 16, 64))
 
 
-def check_decode(c: Compiler, dtypes) -> None:
-    """decode_page_contiguous on both KV layouts, split (batch 1) and not (a
-    batch that fills the op's programs per CU). fp32, which no backend routes,
-    must fit and may spill. The split count fills _PROGRAMS_PER_CU programs
-    per compute unit: at the head sizes backends route (128, 256) with
-    fp16/bf16, the compiled main kernel must hold at least that many."""
+def triton_attn_kv_views(
+    num_blocks: int, page: int, kv_heads: int, head: int, dtype, physical: str
+):
+    """TRITON_ATTN's K/V views: its cache is one tensor, logically
+    [blocks, kv_heads, page, 2 * head] (K and V of a token side by side),
+    physically NHD ([blocks, page, kv_heads, 2 * head]) or HND; the forward
+    transposes it to [blocks, page, kv_heads, 2 * head] and splits the last
+    dim into K and V."""
     import torch
 
-    from vllm.v1.attention.ops import decode_page_contiguous as dpc
-
-    dpc._num_compute_units = lambda device: c.target.num_cus
-    dpc._current_target = lambda device: c.gpu_target
-    for dtype in dtypes:
-        for hq, hk, hs in DECODE_HEADS:
-            for layout in ("triton", "rocm"):
-                full = dpc._PROGRAMS_PER_CU * c.target.num_cus
-                for page, batch in ((832, 1), (832, full)):
-                    if layout == "triton":
-                        k = torch.empty((2, page, hk, hs), dtype=dtype)
-                        v = torch.empty_like(k)
-                    else:
-                        x = 16 // dtype.itemsize
-                        k = torch.empty((2, hk, hs // x, page, x), dtype=dtype)
-                        v = torch.empty((2, hk, hs, page), dtype=dtype)
-                    q = torch.empty((batch, hq, hs), dtype=dtype)
-                    table = torch.zeros((batch, 40), dtype=torch.int32)
-                    lens = torch.full((batch,), 32768, dtype=torch.int32)
-                    c.case = f"decode {hq}/{hk}/{hs} {str(dtype)[6:]} {layout} B={batch}"
-                    start = len(c.rows)
-                    dpc.decode_page_contiguous(q, k, v, q.clone(), table, lens, 0.1)
-                    if dtype == torch.float32:
-                        for row in c.rows[start:]:
-                            row.problems = [p for p in row.problems if "spill" not in p]
-                    elif hs in (128, 256):
-                        for row in c.rows[start:]:
-                            if row.kernel == "_decode_page_contiguous_kernel" and (
-                                row.per_cu < dpc._PROGRAMS_PER_CU
-                            ):
-                                row.problems.append(
-                                    f"{row.per_cu} programs per CU, fewer than the "
-                                    f"_PROGRAMS_PER_CU ({dpc._PROGRAMS_PER_CU}) splits fill"
-                                )
+    if physical == "nhd":
+        cache = torch.empty((num_blocks, page, kv_heads, 2 * head), dtype=dtype).transpose(1, 2)
+    else:
+        cache = torch.empty((num_blocks, kv_heads, page, 2 * head), dtype=dtype)
+    return cache.transpose(1, 2).split(head, dim=-1)
 
 
 def check_paged_prefill(c: Compiler, dtypes) -> None:
-    """paged_prefill_aligned on ROCM_ATTN's x-packed layout, and on the NHD
-    layout where the tree's kernel reads it, at every head size the Triton
-    provider serves."""
+    """paged_prefill_aligned as TRITON_ATTN calls it (patch 2): a chunk of
+    4096 query rows after 12K cached tokens, at every head size and in every
+    dtype it serves (fp32 with halved tiles), on Qwen3.5's 832-token pages in
+    both physical orders of TRITON_ATTN's cache (the token stride is a
+    constexpr of the kernel) and on 64-token pages (the smallest it serves).
+    Every launch must fit and not spill."""
     import torch
 
     from vllm.v1.attention.ops import triton_paged_prefill_aligned as ppa
 
-    if hasattr(ppa, "_current_target"):
-        ppa._current_target = lambda device: c.gpu_target
-    reads_nhd = "NHD" in (ppa.__doc__ or "")
-    for dtype in dtypes[:1]:
-        for hq, hk, hs in ((24, 4, 256), (32, 8, 128), (16, 16, 64)):
-            page = 832
-            x = 16 // dtype.itemsize
-            layouts = {
-                "rocm": (
-                    torch.empty((2, hk, hs // x, page, x), dtype=dtype),
-                    torch.empty((2, hk, hs, page), dtype=dtype),
-                )
-            }
-            if reads_nhd:
-                layouts["nhd"] = torch.empty((2, 2, page, hk, hs), dtype=dtype).unbind(1)
-            q = torch.empty((4096, hq, hs), dtype=dtype)
-            table = torch.zeros((1, 40), dtype=torch.int32)
-            lens = torch.full((1,), 16384, dtype=torch.int32)
-            for layout, (k, v) in layouts.items():
-                c.case = f"prefill {hq}/{hk}/{hs} {str(dtype)[6:]}"
-                if layout == "nhd":
-                    c.case += " nhd"
-                params = ppa.paged_prefill_aligned.__code__.co_varnames
-                if "query_start_loc" in params:
-                    start = torch.tensor([0, 4096], dtype=torch.int32)
-                    ppa.paged_prefill_aligned(q, k, v, q.clone(), start, lens, table, 4096, 0.1)
-                else:
-                    ppa.paged_prefill_aligned(q, k, v, q.clone(), table, lens, 0.1)
+    # The wrapper's own config choice for the target.
+    ppa._current_target = lambda device: c.gpu_target
+    chunk, seq_len = 4096, 16384
+    for dtype in dtypes:
+        for hq, hk, hs in PREFILL_HEADS:
+            for page, physical in ((832, "nhd"), (832, "hnd"), (64, "nhd")):
+                k, v = triton_attn_kv_views(2, page, hk, hs, dtype, physical)
+                q = torch.empty((chunk, hq, hs), dtype=dtype)
+                start = torch.tensor([0, chunk], dtype=torch.int32)
+                lens = torch.full((1,), seq_len, dtype=torch.int32)
+                table = torch.zeros((1, -(-seq_len // page)), dtype=torch.int32)
+                c.case = f"paged_prefill {hq}/{hk}/{hs} page {page} {str(dtype)[6:]} {physical}"
+                launched = len(c.rows)
+                ppa.paged_prefill_aligned(q, k, v, q.clone(), start, lens, table, chunk, 0.1)
+                if len(c.rows) == launched:
+                    raise RuntimeError(f"{c.case}: paged_prefill_aligned launched no kernel")
+
+
+# (query heads, KV heads, head size, page) of context_attention_fwd's cases:
+# at each head size, a page its 32-token context tile divides (the release's
+# code) and one it does not (the series' block-table clamp compiles in):
+# Qwen3.5's 832 and 784, ROCM_ATTN's default 16, 544 and 1040.
+PREFIX_CASES = (
+    (24, 4, 256, 832),
+    (24, 4, 256, 784),
+    (32, 8, 128, 832),
+    (32, 8, 128, 16),
+    (16, 16, 64, 544),
+    (16, 16, 64, 1040),
+)
 
 
 def check_prefix_prefill(c: Compiler, dtypes) -> None:
-    """context_attention_fwd as ROCM_ATTN calls it (the platform faked)."""
+    """context_attention_fwd as ROCM_ATTN calls it (chunked_prefill_paged_decode
+    on its x-packed cache; the platform faked), with patch 1's block-table
+    clamp compiled in where the context tile does not divide the page."""
     import torch
 
     from vllm.v1.attention.ops import prefix_prefill as pp
@@ -354,49 +342,36 @@ def check_prefix_prefill(c: Compiler, dtypes) -> None:
 
     if c.target.backend != "hip":
         return  # context_attention_fwd runs on ROCm only (ROCM_ATTN)
-    from vllm.v1.attention.backends import rocm_attn
-
-    # Trees whose ROCM_ATTN hands it views of an NHD cache (x = head).
-    x_packed_views_of_nhd = getattr(rocm_attn, "x_packed_views_of_nhd", None)
-    cases = [(24, 4, 256, 832, False), (32, 8, 128, 16, False), (16, 16, 64, 544, False)]
-    if x_packed_views_of_nhd is not None:
-        cases += [
-            (24, 4, 256, 784, True),
-            (16, 2, 256, 1056, True),
-            (32, 8, 128, 64, True),
-            (16, 2, 256, 16, True),
-        ]
+    if "CLAMP_BLOCK_TABLE" not in pp._fwd_kernel.src:
+        raise RuntimeError("_fwd_kernel has no CLAMP_BLOCK_TABLE: not the series' prefix_prefill")
     real = pp.current_platform
     pp.current_platform = Platform()
     first_row = len(c.rows)
-    # The head size and layout of each case's rows.
+    # The head size of each case's rows, and whether the clamp compiled in.
     kinds: dict[str, tuple[int, bool]] = {}
     try:
         for dtype in dtypes[:1]:
-            for hq, hk, hs, page, nhd in cases:
+            for hq, hk, hs, page in PREFIX_CASES:
                 x = 16 // dtype.itemsize
-                if nhd:
-                    k_cache, v_cache = x_packed_views_of_nhd(
-                        torch.empty((4, page, hk, hs), dtype=dtype),
-                        torch.empty((4, page, hk, hs), dtype=dtype),
-                    )
-                else:
-                    k_cache = torch.empty((4, hk, hs // x, page, x), dtype=dtype)
-                    v_cache = torch.empty((4, hk, hs, page), dtype=dtype)
+                k_cache = torch.empty((4, hk, hs // x, page, x), dtype=dtype)
+                v_cache = torch.empty((4, hk, hs, page), dtype=dtype)
                 q = torch.empty((256, hq, hs), dtype=dtype)
                 kv = torch.empty((256, hk, hs), dtype=dtype)
-                table = torch.zeros((1, 8), dtype=torch.int32)
+                table = torch.zeros((1, -(-1024 // page)), dtype=torch.int32)
                 start = torch.tensor([0, 256], dtype=torch.int32)
                 lens = torch.tensor([1024], dtype=torch.int32)
                 one = torch.ones((), dtype=torch.float32)
                 c.case = f"prefix_prefill {hq}/{hk}/{hs} page {page} {str(dtype)[6:]}"
-                if nhd:
-                    c.case += " nhd"
-                kinds[c.case] = (hs, nhd)
+                launched = len(c.rows)
                 pp.context_attention_fwd(
                     q, kv, kv, q.clone(), "auto", k_cache, v_cache, table, start, lens,
                     1024, 256, one, one,
                 )  # fmt: skip
+                if len(c.rows) == launched:
+                    raise RuntimeError(f"{c.case}: context_attention_fwd launched no kernel")
+                # The kernel's own condition for the clamp, from the launch.
+                tile, page_size = (c.last_kwargs[k] for k in ("BLOCK_SIZE", "PHYSICAL_BLOCK_SIZE"))
+                kinds[c.case] = (hs, page_size % tile != 0)
     finally:
         pp.current_platform = real
     judge_prefix_prefill_rows(c.rows[first_row:], kinds)
@@ -404,24 +379,28 @@ def check_prefix_prefill(c: Compiler, dtypes) -> None:
 
 def judge_prefix_prefill_rows(rows: list[Row], kinds: dict[str, tuple[int, bool]]) -> None:
     """context_attention_fwd runs upstream's tiles (the series changes only
-    the block-table bound): their problems are reported, not failed. On the
-    NHD views (a launch the series makes) it must need no more LDS and spill
-    no more than on the x-packed cache at the same head size, or it fails.
-    kinds: case -> (head size, on NHD views)."""
-    xpacked = {kinds[r.case][0]: r for r in rows if not kinds[r.case][1]}
+    the block-table bound): their problems are reported, not failed. Where
+    the clamp compiles in (a launch the series changes) it must need no more
+    LDS and spill no more than where it does not at the same head size, or
+    it fails (a masked block-table load, tried first, spilled at head 256).
+    kinds: case -> (head size, clamp compiled in)."""
+    unclamped = {kinds[r.case][0]: r for r in rows if not kinds[r.case][1]}
     for row in rows:
-        head, nhd = kinds[row.case]
-        if nhd and (row.lds > xpacked[head].lds or row.spills > xpacked[head].spills):
+        head, clamped = kinds[row.case]
+        ref = unclamped.get(head)
+        if clamped and ref is None:
+            row.problems.append(f"no case at head {head} without the clamp to compare with")
+        elif clamped and (row.lds > ref.lds or row.spills > ref.spills):
             row.problems.append(
-                f"NHD views need more than the x-packed cache ({xpacked[head].lds} B LDS, "
-                f"{xpacked[head].spills} spilled registers)"
+                f"the block-table clamp needs more than the release's code at head {head} "
+                f"({ref.lds} B LDS, {ref.spills} spilled registers)"
             )
         elif row.problems:
             row.problems = [f"upstream config, not failed: {'; '.join(row.problems)}"]
             row.upstream = True
 
 
-CHECKS = {"decode": check_decode, "prefill": check_paged_prefill, "prefix": check_prefix_prefill}
+CHECKS = {"prefill": check_paged_prefill, "prefix": check_prefix_prefill}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,6 +12,7 @@ generated, where the file has the line `RFC_PLAN_MARKER`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,6 +65,21 @@ def backends(patch: Patch) -> list[str]:
         if any(Path(f).stem == stem for f in files)
     ]
     return found or ["ROCM_ATTN", "TRITON_ATTN"]
+
+
+def opt_ins(patch: Patch) -> list[str]:
+    """The server flags that turn on what the patch adds off by default: its new
+    `AttentionConfig` booleans that default to False."""
+    fields: list[str] = []
+    path = ""
+    for line in patch.diff.splitlines():
+        if line.startswith("+++ "):
+            path = line[len("+++ b/") :]
+        elif path == "vllm/config/attention.py":
+            match = re.fullmatch(r"\+    (\w+): bool = False", line)
+            if match:
+                fields.append(f"--attention-config.{match.group(1)}=1")
+    return fields
 
 
 def table_lines(text: str) -> list[str]:
@@ -123,6 +139,9 @@ def checklist(patch: Patch, needs: Sequence[Patch], base: str) -> str:
             f"       vllm serve {SERVE_MODEL} --attention-backend {backend} "
             "--max-num-batched-tokens 4096"
         )
+    flags = opt_ins(patch)
+    if flags:
+        ab.append(f"     (after: also {' '.join(flags)}: the PR's option is off by default)")
     tiers = ", ".join(f"{n} ({name})" for n, name in PROMPT_TIERS)
     ab.append(f"     then, for each prompt tier --random-input-len {tiers} tokens:")
     for tokens, _ in PROMPT_TIERS:

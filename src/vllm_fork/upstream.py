@@ -122,7 +122,7 @@ SEARCH_WORD_RE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
 
 def search_terms(patch: Patch, most: int = 3) -> list[str]:
     """What to search open PRs for: the identifiers of the subject
-    (decode_page_contiguous, ROCM_ATTN), else the touched modules' names."""
+    (prefix_prefill, TRITON_ATTN), else the touched modules' names."""
     terms: list[str] = []
     words = SEARCH_WORD_RE.findall(patch.subject.replace("'s", ""))
     words += [Path(f).stem for f in patch.files() if f.startswith("vllm/") and f.endswith(".py")]

@@ -10,7 +10,6 @@ import subprocess
 from functools import cache
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 MAX_FILE_BYTES = 1_000_000

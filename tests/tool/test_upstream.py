@@ -17,7 +17,7 @@ from tests.conftest import make_pin
 from vllm_fork.bases import known_bases, load_base
 from vllm_fork.cli import main
 from vllm_fork.patchfile import Patch, parse_patch
-from vllm_fork.proposal import checklist
+from vllm_fork.proposal import checklist, opt_ins
 from vllm_fork.upstream import PLACEHOLDER as PR_PLACEHOLDER
 from vllm_fork.upstream import (
     Identity,
@@ -550,6 +550,18 @@ def test_real_series_mails_are_well_formed(base: str, patches: list[Patch]) -> N
         assert test in [n.patch.subject for n in needs[patches[subjects.index(bound)].name]]
 
 
+@pytest.mark.parametrize(("base", "patches"), real_series())
+def test_real_series_ab_turns_each_new_option_on(base: str, patches: list[Patch]) -> None:
+    """The checklist's "after" server turns on what a patch adds off by default."""
+    flags = {p.subject: opt_ins(p) for p in patches}
+    bound = "[Bugfix][Kernel] Bound prefix_prefill's context-loop block-table reads"
+    prefill = "[Kernel][Perf] Opt-in page-aligned Triton paged prefill for TRITON_ATTN"
+    assert flags[bound] == []
+    assert flags[prefill] == ["--attention-config.use_triton_paged_prefill=1"]
+    text = checklist(patches[list(flags).index(prefill)], [], base)
+    assert "after: also --attention-config.use_triton_paged_prefill=1" in text
+
+
 @pytest.mark.parametrize("base", ["v0.34.0"])
 def test_real_series_is_ready_to_go_upstream(base: str) -> None:
     problems = [p for patch in dict(real_series())[base] for p in submission_problems(patch)]
@@ -661,7 +673,7 @@ def test_paths_must_be_in_vllms_tree_not_only_in_this_repository(tmp_path: Path)
     [
         (("vllm/v1/attention/backends/triton_attn.py",), ["TRITON_ATTN"]),
         (("vllm/v1/attention/backends/rocm_attn.py",), ["ROCM_ATTN"]),
-        (("vllm/v1/attention/ops/decode_page_contiguous.py",), ["ROCM_ATTN", "TRITON_ATTN"]),
+        (("vllm/v1/attention/ops/prefix_prefill.py",), ["ROCM_ATTN", "TRITON_ATTN"]),
     ],
 )
 def test_checklist_has_the_tests_and_the_serving_ab(
