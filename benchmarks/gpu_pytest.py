@@ -33,7 +33,11 @@ def install(root: str) -> list[str]:
         # attention layer and model registry of the page test, and
         # tests/v1/attention/utils.py's imports.
         import vllm.config  # noqa: F401
-        import vllm.model_executor.layers.attention  # noqa: F401
+
+        if os.environ.get("VLLM_TARGET_DEVICE") == "cpu":
+            # The page test's attention layer imports vllm_flash_attn, which
+            # needs compiled extensions on the CUDA platform.
+            import vllm.model_executor.layers.attention  # noqa: F401
         import vllm.model_executor.models.registry  # noqa: F401
         import vllm.v1.attention.backends.mamba_attn  # noqa: F401
         import vllm.v1.attention.backends.registry  # noqa: F401
