@@ -313,8 +313,17 @@ def cmd_bundle(ctx: Ctx, args: argparse.Namespace) -> int:
         if not (tree / "vllm" / "_C_stable_libtorch.py").exists():
             add_text(tar, "vllm/_C_stable_libtorch.py", STAND_IN)
         tar.add(tree / "tests" / "kernels", "tests/kernels", filter=keep)
-        for name in ("tests/__init__.py", "tests/utils.py", *series_tests):
-            if (tree / name).exists():
+        # The series' test files, the test helpers it touches (such as
+        # tests/v1/attention/utils.py) and the packages they import them from.
+        helpers = [n for n in checks.touched_files(base, tree) if n.startswith("tests/")]
+        packages = {
+            str(parent / "__init__.py")
+            for name in [*series_tests, *helpers]
+            for parent in Path(name).parents
+            if parent.parts[:1] == ("tests",)
+        }
+        for name in sorted({"tests/utils.py", *packages, *series_tests, *helpers}):
+            if (tree / name).exists() and not name.startswith("tests/kernels/"):
                 tar.add(tree / name, name, filter=keep)
         add_text(tar, "series-tests.txt", "".join(t + "\n" for t in series_tests))
         # The benchmark scripts the series adds to vLLM's benchmarks/ (the

@@ -500,6 +500,34 @@ def test_bundle_carries_the_release_version_of_modified_files(
     assert not any(n.startswith("base/tests/") for n in names)
 
 
+def test_bundle_carries_the_test_helpers_the_series_touches(
+    queue: Queue, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A series test that imports a helper module it changes (as
+    tests/v1/attention/utils.py) needs that module and its package there."""
+    import subprocess
+    import tarfile
+
+    build_with_patches(queue, capsys)
+    (queue.fork / "tests/v1/attention").mkdir(parents=True)
+    (queue.fork / "tests/v1/__init__.py").write_text("")
+    (queue.fork / "tests/v1/attention/utils.py").write_text("HELPER = 1\n")
+    (queue.fork / "tests/v1/attention/test_new.py").write_text(
+        "from tests.v1.attention.utils import HELPER\n"
+    )
+    for args in (["add", "-A"], ["commit", "-q", "-m", "a test with a helper"]):
+        subprocess.run(["git", *args], cwd=queue.fork, check=True)
+    out = tmp_path / "bundle.tgz"
+    assert main(queue.argv("bundle", "-o", str(out))) == 0
+    with tarfile.open(out) as tar:
+        names = set(tar.getnames())
+    assert {
+        "tests/v1/__init__.py",
+        "tests/v1/attention/utils.py",
+        "tests/v1/attention/test_new.py",
+    } <= names
+
+
 def test_apply_malformed_hunk_says_so_without_git_advice(
     queue: Queue, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
