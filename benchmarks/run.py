@@ -9,6 +9,9 @@ Runs, in order, each in its own process (a crash in one does not stop the rest):
   prefill  a q=4096 chunk after 0-28K context tokens: paged_prefill_aligned on TRITON_ATTN's
            cache vs unified_attention (TRITON_ATTN without the opt-in) vs context_attention_fwd
            (ROCM_ATTN), pages 64/784/832, Qwen3.5-27B's and Llama-3.1-8B's heads
+  prefill_alternatives  unified_attention with use_td, other prefill launches and in-page
+           tiles (benchmarks/prototypes/) against paged_prefill_aligned, 1 or 8 sequences,
+           chunks of 64-4096 tokens
   replay_scheduler  the concurrency-10 steps vLLM's scheduler produced (benchmarks/scheduler_traces/),
            timed through each backend's real forward: upstream ROCM_ATTN (page 784) and TRITON_ATTN
            (page 832) vs the series' TRITON_ATTN with use_triton_paged_prefill
@@ -40,6 +43,11 @@ BENCHMARKS = {
         ],
         ["--heads", "24/4/256", "--pages", "784,832", "--contexts", "0,12288,28672"],
     ),  # fmt: skip
+    "prefill_alternatives": (
+        "kernels/bench_prefill_alternatives.py",
+        [],
+        ["--shapes", "24/4/256@832", "--chunks", "256,4096", "--seqs", "1", "--contexts", "12288"],
+    ),
     "replay_scheduler": (
         "replay_scheduler.py",
         [],
@@ -52,7 +60,7 @@ BENCHMARKS = {
     ),
 }
 # How each script names its output-folder and vLLM-root options.
-OUT_FLAG = {"prefill": "--out", "prefix_prefill": "--out"}
+OUT_FLAG = {"prefill": "--out", "prefill_alternatives": "--out", "prefix_prefill": "--out"}
 TAKES_VLLM_ROOT = {"prefix_prefill", "replay_scheduler"}
 # Where `./vllm-fork bundle` puts the release's own version of a modified file.
 BASE_PREFIX_PREFILL = "base/vllm/v1/attention/ops/prefix_prefill.py"

@@ -6,8 +6,8 @@
 #   benchmarks/run_gpu.sh .gpu/bundle-v0.34.0.tgz [--quick]   # on the GPU machine
 #
 # The bundle may also be benchmarks/gpu_bundle_xz.sh's .tar.xz (without the
-# model classes, so the page test of test_triton_attn_paged_prefill.py, which
-# inspects them, fails). Python wheels the GPU machine lacks (serving packages
+# model classes, so test_triton_attn_paged_prefill.py, whose configs inspect
+# them, fails). Python wheels the GPU machine lacks (serving packages
 # the backends import) are unpacked from .gpu/site.tar.xz (gpu_bundle_xz.sh)
 # or installed from .gpu/whl/*.whl if present. Results go to $OUT, else benchmarks/results/,
 # one folder per benchmark (benchmarks/run.py's names). SKIP_TESTS=1 leaves
@@ -34,21 +34,28 @@ export PYTHONPATH=$work${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 # pytest without vLLM's conftest. The out-of-bounds guards run their child
 # under the Triton interpreter, which needs NumPy < 2.4 where Triton predates
 # the fix for triton-lang/triton#9171 (carry numpy 2.3.x in .gpu/whl there).
-# test_models_pages_are_served (test_triton_attn_paged_prefill.py) builds
-# vLLM's config objects for real model shapes and runs no kernel: it runs on
-# vLLM's CPU platform, as in CI (the CUDA one calls compiled extensions the
-# bundle lacks), and is left out of the GPU run.
-# test_prefix_prefill.py is vLLM's own file: only the series' tests in it run.
-tests=$(grep -E '^tests/(kernels|v1)/' "$work/series-tests.txt" | grep -v 'test_prefix_prefill' || true)
-if grep -q test_prefix_prefill "$work/series-tests.txt"; then
-  pp=tests/kernels/attention/test_prefix_prefill.py
-  tests="$tests $pp::test_context_attention_fwd_block_table_row_end"
-fi
+# vLLM's own test files that a patch extends (test_prefix_prefill.py,
+# test_triton_unified_attention.py): only the series' tests in them run.
+# test_hybrid_model_logprobs_match serves a model: it needs a vLLM build with
+# compiled extensions, which the bundle lacks, and is left out.
+own_tests=(
+  "tests/kernels/attention/test_prefix_prefill.py::test_context_attention_fwd_block_table_row_end"
+  "tests/kernels/attention/test_triton_unified_attention.py::test_triton_unified_attn_sm90_prefill_launch"
+)
+tests=$(grep -E '^tests/(kernels|v1)/' "$work/series-tests.txt" \
+  | grep -vE 'test_prefix_prefill|test_triton_unified_attention.py' || true)
+for t in "${own_tests[@]}"; do
+  if grep -q "^${t%%::*}" "$work/series-tests.txt"; then tests="$tests $t"; fi
+done
 tp=tests/v1/attention/test_triton_attn_paged_prefill.py
-config_tests=""
 if grep -q "^$tp" "$work/series-tests.txt"; then
-  config_tests="$tp::test_models_pages_are_served"
-  tests="$tests --deselect $config_tests"
+  tests="$tests --deselect $tp::test_hybrid_model_logprobs_match"
+  # Its builders build vLLM's config objects, whose model-class inspection
+  # runs in a subprocess that imports vllm_flash_attn on the CUDA platform
+  # (compiled extensions the bundle lacks). One build on vLLM's CPU platform
+  # caches that inspection for the GPU run.
+  (cd "$work" && CUDA_VISIBLE_DEVICES= VLLM_TARGET_DEVICE=cpu python3 "$root/benchmarks/gpu_pytest.py" "$work" \
+    -q -p no:cacheprovider "$tp::test_other_shapes_keep_one_unified_launch[default]") > /dev/null 2>&1
 fi
 # pytest-xdist (carried in .gpu/whl) runs the files across the CPU cores
 # (-v names each test as it ends, so a run cut short still names failures):
@@ -59,10 +66,6 @@ par=$(python3 -c "import xdist" 2>/dev/null && echo "-n 4")
 if [ -n "$tests" ] && [ "${SKIP_TESTS:-0}" != 1 ]; then
   mkdir -p "$out/gpu_tests"
   (cd "$work" && python3 "$root/benchmarks/gpu_pytest.py" "$work" -v $par -rfEs $tests) 2>&1 | tee "$out/gpu_tests/gpu-tests.log" | grep -E "FAILED|ERROR|passed|failed" | tail -40
-  if [ -n "$config_tests" ]; then
-    (cd "$work" && CUDA_VISIBLE_DEVICES= VLLM_TARGET_DEVICE=cpu python3 "$root/benchmarks/gpu_pytest.py" "$work" -q -rs $config_tests) 2>&1 \
-      | tee "$out/gpu_tests/gpu-tests-config.log" | tail -3
-  fi
 fi
 # The prefix_prefill block-table bound under compute-sanitizer: the fixed
 # kernel must show 0 errors, the release's (bundle base/) invalid reads.

@@ -24,7 +24,7 @@ is checked against an fp32 reference built from the cache on rows of the
 first and the last sequence; a NaN anywhere in the batch's rows is recorded.
 The bf16 matmul rate is measured in the same run.
 
-    python3 benchmarks/kernels/bench_prefill_alternatives.py --prototype FILE --out DIR
+    python3 benchmarks/kernels/bench_prefill_alternatives.py --out DIR [--prototype FILE]
     TRITON_INTERPRET=1 python3 ... --smoke   # CPU, fp32, tiny shapes: correctness only
 
 Needs a vLLM tree importable (PYTHONPATH).
@@ -107,6 +107,30 @@ class Batch:
             outs.append(torch.einsum("hqk,khd->qhd", scores.softmax(-1), v))
             rows.append(s * self.chunk + local)
         return torch.cat(rows), torch.cat(outs)
+
+
+PATCH = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)),
+    "..",
+    "prototypes",
+    "unified_attention_in_page.patch",
+)
+
+
+def build_prototype(out_dir: str) -> str:
+    """The imported vLLM tree's triton_unified_attention.py with PATCH
+    applied (`patch` must be installed), written under out_dir."""
+    import shutil
+    import subprocess
+
+    from vllm.v1.attention.ops import triton_unified_attention as upstream
+
+    if shutil.which("patch") is None:
+        raise SystemExit("bench_prefill_alternatives: `patch` not found; pass --prototype FILE")
+    dst = os.path.join(out_dir, "unified_attention_prototype.py")
+    with open(PATCH) as f:
+        subprocess.run(["patch", "-s", "-o", dst, upstream.__file__], stdin=f, check=True)
+    return dst
 
 
 def load_prototype(path: str):
@@ -245,7 +269,12 @@ def plot(result: dict, path: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--prototype", required=True, help="patched triton_unified_attention.py")
+    p.add_argument(
+        "--prototype",
+        default="",
+        help="patched triton_unified_attention.py (default: apply "
+        "benchmarks/prototypes/unified_attention_in_page.patch to the imported tree's)",
+    )
     p.add_argument("--out", default="", help="directory for JSON and PNG")
     p.add_argument("--shapes", default="24/4/256@832,16/2/256@576,24/4/256@64")
     p.add_argument("--chunks", default="64,256,1024,4096")
@@ -274,6 +303,10 @@ def main(argv: list[str] | None = None) -> int:
         triton.set_allocator(
             lambda n, align, stream: torch.empty(n, dtype=torch.int8, device="cuda")
         )
+    if not args.prototype:
+        import tempfile
+
+        args.prototype = build_prototype(tempfile.mkdtemp())
     proto = load_prototype(args.prototype)
     configs = [tuple(int(x) for x in c.split("/")) for c in args.configs.split(",")]
     result: dict = {"environment": common.environment(), "args": vars(args)}
