@@ -7,7 +7,10 @@ table, NaN everywhere the batch does not own, page tails included): `seqs`
 sequences, each a query chunk of `chunk` tokens after `context` cached tokens.
 Timed side by side per point:
 
-  unified         unified_attention as vLLM runs it (the baseline)
+  unified         unified_attention as the imported tree runs it (the
+                  baseline; on sm_90 a tree with patch 2 already runs its
+                  128-row launch here, so time against the release's launch
+                  with a tree without it, as the committed result did)
   unified_td      the same with use_td=True (VLLM_TRITON_USE_TD=1: one
                   block-table entry per tile, tensor-descriptor tile loads)
   proto:M/T/W/S   unified_attention with a 2D prefill launch of BLOCK_M=M,
