@@ -71,6 +71,16 @@ syncs with the host); CUDA events; median of --reps after one warm-up.
 The metadata builder's CUDA-graph settings are vLLM's defaults
 (FULL_AND_PIECEWISE); pure-decode steps run eagerly here, not in a graph.
 
+Compiles: before the trace, each worker runs what v0.34.0's start-up
+sends through attention (gpu/warmup.py's _warmup_kernels: one step of
+--warmup-seqs two-token prompts, their decode step; then CUDA-graph capture's
+decode batches at every capture size up to --warmup-seqs), with the
+builder's own metadata. Every Triton kernel compiled in that warm-up and in
+the trace's first pass is recorded (Triton's jit_cache_hook and
+jit_post_compile_hook, the hooks vLLM's JIT monitor uses) with its compile
+time, in a fresh TRITON_CACHE_DIR per worker: what the trace compiles is
+what a server would compile while serving those steps.
+
 Sampling: every step holding a prefill chunk is timed; runs of consecutive
 pure-decode steps with the same requests are sampled every --decode-stride
 steps (the middle step of each stride, weighted by the steps it stands for);
@@ -227,6 +237,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     )  # fmt: skip
     p.add_argument("--variants", default=",".join(DEFAULT_VARIANTS), help=f"of {', '.join(VARIANTS)}")
     p.add_argument("--reps", type=int, default=3)
+    p.add_argument(
+        "--warmup-seqs", type=int, default=256,
+        help="requests in the emulated start-up warm-up (vLLM's max_num_seqs; the smoke run uses 2)",
+    )  # fmt: skip
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--estimate-only", action="store_true")
     p.add_argument("--smoke", action="store_true", help="tiny synthetic trace on the CPU (TRITON_INTERPRET=1)")
@@ -270,7 +284,7 @@ def build_plan(args, traces: dict[str, dict]) -> dict:
     """Unique compositions to time (rows in the model runner's order), per
     trace, and each selected step's weight."""
     shape = SMOKE_SHAPE if args.smoke else MODELS[args.model]["shape"]
-    plan = {"traces": {}, "shape": shape, "seed": args.seed, "reps": args.reps}
+    plan = {"traces": {}, "shape": shape, "seed": args.seed, "reps": args.reps, "warmup_seqs": args.warmup_seqs}
     for name, tr in traces.items():
         stride = args.decode_stride if tr["concurrency"] == args.focus_concurrency else args.other_decode_stride
         sel = select_steps(tr["steps"], stride)
@@ -375,6 +389,56 @@ def snapshot_tree(root: str, ref: str) -> str:
 
 
 # ------------------------------------------------------------------ worker
+class Compiles:
+    """Triton kernels compiled in this process while active, with their
+    compile times (the runtime hooks vLLM's JIT monitor uses; the
+    interpreter compiles nothing)."""
+
+    def __init__(self) -> None:
+        self.events: list[dict] = []
+        self._start = 0.0
+
+    def __enter__(self) -> "Compiles":
+        from triton import knobs
+
+        self._saved = knobs.runtime.jit_cache_hook, knobs.runtime.jit_post_compile_hook
+        knobs.runtime.jit_cache_hook, knobs.runtime.jit_post_compile_hook = self._before, self._after
+        return self
+
+    def __exit__(self, *exc) -> None:
+        from triton import knobs
+
+        knobs.runtime.jit_cache_hook, knobs.runtime.jit_post_compile_hook = self._saved
+
+    def _before(self, **kw) -> bool:
+        self._start = time.perf_counter()
+        return False  # compile as usual
+
+    def _after(self, **kw) -> None:
+        fn, compile = kw.get("fn"), kw.get("compile") or {}
+        params = [p.name for p in getattr(getattr(fn, "jit_function", None), "params", [])]
+        consts = {
+            params[k[0]]: v for k, v in compile.get("constants", {}).items()
+            if isinstance(k, tuple) and len(k) == 1 and k[0] < len(params) and isinstance(v, int)
+        }  # fmt: skip
+        self.events.append({
+            "kernel": getattr(fn, "name", str(fn)), "compile_s": round(time.perf_counter() - self._start, 3),
+            "num_warps": compile.get("num_warps"), "num_stages": compile.get("num_stages"),
+            **{k: consts[k] for k in ("BLOCK_M", "TILE_SIZE") if k in consts},
+        })  # fmt: skip
+
+
+def warmup_steps(num_seqs: int, capture_sizes: list[int]) -> list[list]:
+    """The steps v0.34.0's start-up sends through attention, as trace rows
+    [request, query tokens, context, is_decode]: _warmup_kernels' step of
+    `num_seqs` two-token prompts and their decode step, then CUDA-graph
+    capture's uniform decode batches (FULL_AND_PIECEWISE) at each capture
+    size up to `num_seqs`."""
+    steps = [[[i, 2, 0, 0] for i in range(num_seqs)], [[i, 1, 2, 1] for i in range(num_seqs)]]
+    steps += [[[i, 1, 2, 1] for i in range(n)] for n in capture_sizes if n <= num_seqs]
+    return steps
+
+
 class Attribution:
     """Wraps the backend module's kernel entry points; records rows served."""
 
@@ -467,6 +531,10 @@ class Attribution:
         return dict(out), problems
 
 
+# vLLM's default CUDA-graph capture sizes (max_num_seqs 256 and above).
+CAPTURE_SIZES = [1, 2, 4] + list(range(8, 257, 8)) + list(range(272, 513, 16))
+
+
 def worker(args) -> int:
     with open(args.worker) as f:
         job = json.load(f)
@@ -529,7 +597,7 @@ def worker(args) -> int:
         )  # fmt: skip
         comp = ns(
             cudagraph_mode=CUDAGraphMode.FULL_AND_PIECEWISE,
-            cudagraph_capture_sizes=[1, 2, 4] + list(range(8, 257, 8)) + list(range(272, 513, 16)),
+            cudagraph_capture_sizes=CAPTURE_SIZES,
             static_forward_context={},
         )
         return ns(
@@ -562,7 +630,9 @@ def worker(args) -> int:
     # Output digest: each row's output projected on DIGEST_DIMS fixed random
     # directions, summed over its tokens.
     proj = torch.randn((hq * hs, DIGEST_DIMS), generator=torch.Generator().manual_seed(plan["seed"] + 3)).to(dev)
-    results: dict = {"variants": variants, "tree": tree, "page": page, "paged_prefill": dispatch, "traces": {}}
+    results: dict = {"variants": variants, "tree": tree, "page": page, "paged_prefill": dispatch, "traces": {},
+                     "compiles": {v: {"warmup": [], "trace": []} for v in variants}}  # fmt: skip
+    warm = warmup_steps(plan["warmup_seqs"] if on_gpu else min(plan["warmup_seqs"], 2), CAPTURE_SIZES)
     for tname, tp in plan["traces"].items():
         common.log(f"{'/'.join(variants)}: {tname}: {len(tp['timed'])} compositions")
         conc = tp["concurrency"]
@@ -585,19 +655,21 @@ def worker(args) -> int:
             r["id"]: pool[r["slot"]][torch.randperm(pages_per_req, generator=cpu_gen)].to(torch.int32)
             for r in tp["requests"]
         }
-        max_tokens = max(sum(r[1] for r in rows) for rows in tp["timed"].values())
+        max_tokens = max(sum(r[1] for r in rows) for rows in [*tp["timed"].values(), *warm])
         qgen = torch.Generator(device=dev).manual_seed(plan["seed"] + 2)
         q_all = torch.randn((max_tokens, hq, hs), dtype=dtype, device=dev, generator=qgen)
         k_all = torch.randn((max_tokens, hk, hs), dtype=dtype, device=dev, generator=qgen)
         v_all = torch.randn((max_tokens, hk, hs), dtype=dtype, device=dev, generator=qgen)
         out_all = torch.empty_like(q_all)
-        per_key: dict = {}
-        for key, rows in tp["timed"].items():
+        # Warm-up rows read the first request's blocks.
+        warm_table = tables[tp["requests"][0]["id"]]
+
+        def make_calls(rows, table_of=lambda rid: tables[rid]):
             ntok = sum(r[1] for r in rows)
             qlens = [r[1] for r in rows]
             seqs = [r[1] + r[2] for r in rows]
             qsl = torch.tensor([0] + list(_cumsum(qlens)), dtype=torch.int32)
-            bt = torch.stack([tables[r[0]] for r in rows]).to(dev)
+            bt = torch.stack([table_of(r[0]) for r in rows]).to(dev)
             cm = CommonAttentionMetadata(
                 query_start_loc=qsl.to(dev), query_start_loc_cpu=qsl,
                 seq_lens=torch.tensor(seqs, dtype=torch.int32, device=dev),
@@ -617,6 +689,18 @@ def worker(args) -> int:
                     impls[b].forward(layer, q, k_, v_, cache, md, o)
 
                 calls[v] = call
+            return calls, ntok, qsl
+
+        if warm:  # the first trace only: compiles are per process
+            for v in variants:
+                with Compiles() as c:
+                    for rows in warm:
+                        make_calls(rows, lambda rid: warm_table)[0][v]()
+                results["compiles"][v]["warmup"] = c.events
+            warm = []
+        per_key: dict = {}
+        for key, rows in tp["timed"].items():
+            calls, ntok, qsl = make_calls(rows)
             rec = {"attribution": {}, "problems": {}, "digest": {}, "us": {}}
             # Untimed attribution and output pass (also the first call: compiles).
             for v in variants:
@@ -625,9 +709,11 @@ def worker(args) -> int:
                 out_all[:ntok].fill_(float("nan"))
                 att.install()
                 try:
-                    calls[v]()
+                    with Compiles() as c:
+                        calls[v]()
                 finally:
                     att.remove()
+                results["compiles"][v]["trace"] += [{"trace": tname, "step_key": key, **e} for e in c.events]
                 rec["attribution"][v], probs = att.served(rows)
                 if probs:
                     rec["problems"][v] = probs
@@ -645,7 +731,7 @@ def worker(args) -> int:
             rec["us"] = {v: statistics.median(s) for v, s in samples.items()}
             per_key[key] = rec
         results["traces"][tname] = per_key
-        del caches, q_all, k_all, v_all, out_all
+        caches = q_all = k_all = v_all = out_all = None  # free them before the next trace
         if on_gpu:
             torch.cuda.empty_cache()
     with open(job["out"], "w") as f:
@@ -948,6 +1034,7 @@ def main(argv=None) -> int:
     dispatch: dict = {}
     work = tempfile.mkdtemp(prefix="replay_sched_")
     env = dict(os.environ, PYTHONUNBUFFERED="1")
+    compiles: dict = {}
     for key in sorted({job_key(v, pages) for v in variants}, key=str, reverse=True):
         tree, page, opt_in = key
         tv = [v for v in variants if job_key(v, pages) == key]
@@ -958,11 +1045,14 @@ def main(argv=None) -> int:
         with open(jpath, "w") as f:
             json.dump(job, f)
         common.log(f"{tree} tree ({', '.join(tv)}, page {page}): {roots[tree]}")
-        proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", jpath], env=env)
+        # A fresh Triton cache per worker: compile times are real compiles.
+        wenv = dict(env, TRITON_CACHE_DIR=os.path.join(work, f"{tag}_triton_cache"))
+        proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", jpath], env=wenv)
         if proc.returncode:
             raise SystemExit(f"{tag} worker failed (exit {proc.returncode})")
         with open(job["out"]) as f:
             res = json.load(f)
+        compiles.update(res["compiles"])
         for v in tv:
             dispatch[v] = res["paged_prefill"] if backend_of(v) == "triton" else None
         for name, per_key in res["traces"].items():
@@ -985,6 +1075,8 @@ def main(argv=None) -> int:
         "row_order": "single-token rows first, then by query length (v0.34.0's sort_batch_req_ids)",
         "trees": roots, "upstream_overlaid_files": overlaid, "trace_files": files,
         "summary": summary, "output_tolerance": tol, "checks": check_lines,
+        "compiles": {"note": "Triton kernels each variant compiled in the emulated start-up warm-up "
+                             f"({args.warmup_seqs} requests) and then while replaying the traces", **compiles},
         "steps": {
             name: [
                 {"step": s["step"], "weight": s["weight"], "rows": runner_order(traces[name]["steps"][s["step"]]),
@@ -1012,6 +1104,15 @@ def main(argv=None) -> int:
                 for k, x in s["kernel_share"][v].items()
             )
             print(f"  {v}: {share}")
+    for v in variants:
+        w, t = compiles[v]["warmup"], compiles[v]["trace"]
+        kinds = collections.Counter(
+            f"{e['kernel']}" + (f"[BLOCK_M={e['BLOCK_M']},TILE_SIZE={e.get('TILE_SIZE')}]" if "BLOCK_M" in e else "")
+            for e in t
+        )  # fmt: skip
+        print(f"{v}: warm-up compiled {len(w)} kernels ({sum(e['compile_s'] for e in w):.1f} s); "
+              f"the traces then compiled {len(t)} ({sum(e['compile_s'] for e in t):.1f} s)"
+              + (f": {dict(kinds)}" if kinds else ""))
     for line in check_lines:
         print(line)
     print(f"wrote {os.path.join(args.out_dir, stem)}.json" + (" and .png" if os.path.exists(png) else ""))
