@@ -27,9 +27,9 @@ state: 832 on TRITON_ATTN with or without the opt-in, 784 on ROCM_ATTN):
   series_triton_default (not run unless named in --variants)
                    TRITON_ATTN with the series, opt-in off (the default),
                    page 832: the release's path plus, on sm_90, patch 2's
-                   prefill launch for head-256 batches averaging 256+ query
-                   tokens (a chunk beside decode rows included); elsewhere
-                   it should time as upstream_triton
+                   prefill launch for head-256 batches with a 256+ token
+                   chunk and at most 32 rows (decode rows included);
+                   elsewhere it should time as upstream_triton
 
 The dispatch is the tree's: nothing here decides which kernel serves a row.
 Each tree runs in its own subprocess (two vLLM packages cannot share one):

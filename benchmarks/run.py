@@ -12,6 +12,8 @@ Runs, in order, each in its own process (a crash in one does not stop the rest):
   prefill_alternatives  unified_attention with use_td, other prefill launches and in-page
            tiles (benchmarks/prototypes/) against paged_prefill_aligned, 1 or 8 sequences,
            chunks of 64-4096 tokens
+  sm90_mixed_steps  patch 2's sm_90 launch against the default launch on a prefill chunk beside
+           0-128 decode rows (head 256, page 832; needs an sm_90 GPU)
   replay_scheduler  the concurrency-10 steps vLLM's scheduler produced (benchmarks/scheduler_traces/),
            timed through each backend's real forward: upstream ROCM_ATTN (page 784) and TRITON_ATTN
            (page 832) vs the series' TRITON_ATTN with use_triton_paged_prefill
@@ -48,6 +50,11 @@ BENCHMARKS = {
         [],
         ["--shapes", "24/4/256@832", "--chunks", "256,4096", "--seqs", "1", "--contexts", "12288"],
     ),
+    "sm90_mixed_steps": (
+        "kernels/bench_sm90_mixed_steps.py",
+        [],
+        ["--heads", "24/4/256", "--chunks", "4096,256", "--decodes", "0,16,64"],
+    ),
     "replay_scheduler": (
         "replay_scheduler.py",
         [],
@@ -60,7 +67,7 @@ BENCHMARKS = {
     ),
 }
 # How each script names its output-folder and vLLM-root options.
-OUT_FLAG = {"prefill": "--out", "prefill_alternatives": "--out", "prefix_prefill": "--out"}
+OUT_FLAG = {"prefill": "--out", "prefill_alternatives": "--out", "prefix_prefill": "--out", "sm90_mixed_steps": "--out"}
 TAKES_VLLM_ROOT = {"prefix_prefill", "replay_scheduler"}
 # Where `./vllm-fork bundle` puts the release's own version of a modified file.
 BASE_PREFIX_PREFILL = "base/vllm/v1/attention/ops/prefix_prefill.py"
