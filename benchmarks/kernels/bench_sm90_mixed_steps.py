@@ -115,8 +115,10 @@ def plot(points: list[dict], path: str) -> None:
 
 
 def rule_takes_sm90(pt: dict) -> bool:
-    """Patch 2's rule for the batch (a 256+ token chunk, at most 32 rows)."""
-    return pt["chunk"] >= 256 and pt["decodes"] + 1 <= 32
+    """Patch 2's rule for the batch: head 256, 6-8 query heads per KV head, a
+    256+ token chunk, at most 32 rows."""
+    nh, nkv, hs = (int(x) for x in pt["heads"].split("/"))
+    return hs == 256 and 6 <= nh // nkv <= 8 and pt["chunk"] >= 256 and pt["decodes"] + 1 <= 32
 
 
 def main() -> int:
