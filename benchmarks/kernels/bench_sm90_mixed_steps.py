@@ -2,8 +2,9 @@
 # SPDX-FileCopyrightText: Copyright contributors to the vLLM project
 """Patch 2's sm_90 launch on mixed steps: one prefill chunk beside decode rows.
 
-Each point is a batch as vLLM's model runner orders it: `decodes` single-token
-rows (each after `decode_context` cached tokens) first, then one `chunk`-token
+Each point is a batch as vLLM's model runner orders it: `decodes` rows of
+`decode_len` tokens (1; 2-8 for speculative-decode verification; each after
+`decode_context` cached tokens) first, then one `chunk`-token
 prefill chunk after `context` cached tokens; TRITON_ATTN's cache layout, bf16,
 random data, NaN in every cache slot no row owns (page tails included).
 Timed side by side per point with the imported tree's unified_attention:
@@ -89,27 +90,33 @@ def plot(points: list[dict], path: str) -> None:
     except ImportError:
         common.log(f"matplotlib is not installed: no {path}")
         return
-    series: dict = {}
+    panels: dict = {}  # one per decode-row length
     for pt in points:
         key = (f"{pt['heads']}, chunk {pt['chunk']} after {pt['context'] // 1024}K, "
                f"decodes after {pt['decode_context'] // 1024}K")  # fmt: skip
-        series.setdefault(key, []).append(pt)
-    fig, ax = plt.subplots(figsize=(10, 6))
-    for key, pts in sorted(series.items()):
-        pts.sort(key=lambda p: p["decodes"])
-        xs = [p["decodes"] + 1 for p in pts]
-        (line,) = ax.plot(xs, [p["sm90_over_default"] for p in pts], marker="o", label=key)
-        taken = [p for p in pts if p.get("rule_takes_sm90")]
-        ax.scatter([p["decodes"] + 1 for p in taken], [p["sm90_over_default"] for p in taken],
-                   s=120, facecolors="none", edgecolors=line.get_color())  # fmt: skip
-    ax.axhline(1.0, color="black", lw=0.8)
-    ax.axvline(32, color="grey", ls="--", lw=0.8)
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("rows in the batch (one chunk + decode rows); dashed: the rule's 32-row limit")
-    ax.set_ylabel("time with the sm_90 launch / default launch")
-    ax.set_title("unified_attention, head 256, page 832, bf16: a prefill chunk beside decode rows "
-                 "(circled: the rule takes the launch)", fontsize=9)  # fmt: skip
-    ax.legend(fontsize=7)
+        panels.setdefault(pt.get("decode_len", 1), {}).setdefault(key, []).append(pt)
+    cols = min(2, len(panels))
+    rows_ = math.ceil(len(panels) / cols)
+    fig, axes = plt.subplots(rows_, cols, figsize=(10 * cols, 6 * rows_), squeeze=False)
+    for ax, (n, series) in zip(axes.flat, sorted(panels.items())):
+        for key, pts in sorted(series.items()):
+            pts.sort(key=lambda p: p["decodes"])
+            xs = [p["decodes"] + 1 for p in pts]
+            (line,) = ax.plot(xs, [p["sm90_over_default"] for p in pts], marker="o", label=key)
+            taken = [p for p in pts if p.get("rule_takes_sm90")]
+            ax.scatter([p["decodes"] + 1 for p in taken], [p["sm90_over_default"] for p in taken],
+                       s=120, facecolors="none", edgecolors=line.get_color())  # fmt: skip
+        ax.axhline(1.0, color="black", lw=0.8)
+        ax.axvline(32, color="grey", ls="--", lw=0.8)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("rows in the batch (one chunk + decode rows); dashed: the rule's 32-row limit")
+        ax.set_ylabel("time with the sm_90 launch / default launch")
+        ax.set_title(f"decode rows of {n} token{'s' if n > 1 else ''} (circled: the rule takes the launch)",
+                     fontsize=9)  # fmt: skip
+        ax.legend(fontsize=7)
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+    fig.suptitle("unified_attention, head 256, page 832, bf16: a prefill chunk beside decode rows", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
@@ -130,6 +137,8 @@ def main() -> int:
     p.add_argument("--context", type=int, default=12288)
     p.add_argument("--decodes", default="0,8,16,32,64,128")
     p.add_argument("--decode-context", type=int, default=32768)
+    p.add_argument("--decode-len", type=int, default=1,
+                   help="query tokens per decode row (2-8: speculative-decode verification rows)")  # fmt: skip
     p.add_argument("--rep-ms", type=int, default=100)
     p.add_argument("--smoke", action="store_true", help="one tiny point on the CPU (TRITON_INTERPRET=1)")
     p.add_argument("--merge", nargs="+", metavar="JSON", help="join these runs' points (no GPU)")
@@ -167,7 +176,7 @@ def main() -> int:
         hs = heads[2]
         for chunk in (int(x) for x in args.chunks.split(",")):
             for d in (int(x) for x in args.decodes.split(",")):
-                rows = [(1, args.decode_context)] * d + [(chunk, args.context)]
+                rows = [(args.decode_len, args.decode_context)] * d + [(chunk, args.context)]
                 b = make_batch(heads, args.page, rows, dtype, dev)
                 outs, ms = {}, {}
                 for launch in ("default", "sm90"):
@@ -194,7 +203,7 @@ def main() -> int:
                 diff = (outs["default"] - outs["sm90"]).abs()
                 pt = {
                     "heads": spec, "page": args.page, "chunk": chunk, "context": args.context,
-                    "decodes": d, "decode_context": args.decode_context,
+                    "decodes": d, "decode_context": args.decode_context, "decode_len": args.decode_len,
                     "ms": ms, "sm90_over_default": ms["sm90"] / ms["default"],
                     "tflops": {k: b["flops"] / (v * 1e-3) / 1e12 for k, v in ms.items()},
                     "max_abs_diff": float(diff.nan_to_num(float("inf")).max()),
@@ -203,7 +212,7 @@ def main() -> int:
                 pt["rule_takes_sm90"] = rule_takes_sm90(pt)
                 points.append(pt)
                 print(
-                    f"{spec} chunk {chunk} + {d} decodes: default {ms['default']:.3f} ms, "
+                    f"{spec} chunk {chunk} + {d} decodes of {args.decode_len}: default {ms['default']:.3f} ms, "
                     f"sm90 {ms['sm90']:.3f} ms ({pt['sm90_over_default']:.2f}x), rule "
                     f"{'sm90' if pt['rule_takes_sm90'] else 'default'}, diff {pt['max_abs_diff']:.1e}, "
                     f"nan {pt['nan']}",
