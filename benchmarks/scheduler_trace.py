@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import dataclasses
 import gzip
 import json
 import math
@@ -157,6 +158,7 @@ def run_trace(model: str, tier: str, conc: int, budget: int, page: int, args) ->
     from vllm.v1.outputs import ModelRunnerOutput
     from vllm.v1.request import Request
 
+    has_req_index = "req_id_to_index" in {f.name for f in dataclasses.fields(ModelRunnerOutput)}
     n = max(args.min_requests, conc)
     prompts = prompts_for(tier, n, args.seed)
     _, hi = TIERS[tier]
@@ -212,11 +214,9 @@ def run_trace(model: str, tier: str, conc: int, budget: int, page: int, args) ->
             raise RuntimeError(f"{tier} C={conc}: the scheduler scheduled nothing at step {len(steps)}")
         steps.append(rows_d + rows_p)
         req_ids = list(so.num_scheduled_tokens)
-        out = ModelRunnerOutput(
-            req_ids=req_ids,
-            req_id_to_index={r: k for k, r in enumerate(req_ids)},
-            sampled_token_ids=sampled,
-        )
+        # vLLM 0.34.0 dropped ModelRunnerOutput.req_id_to_index.
+        index = {"req_id_to_index": {r: k for k, r in enumerate(req_ids)}} if has_req_index else {}
+        out = ModelRunnerOutput(req_ids=req_ids, sampled_token_ids=sampled, **index)
         sched.update_from_output(so, out)
         step = len(steps)
         for rid in req_ids:
