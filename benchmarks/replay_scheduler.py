@@ -1079,8 +1079,9 @@ def main(argv=None) -> int:
                              f"({args.warmup_seqs} requests) and then while replaying the traces", **compiles},
         "steps": {
             name: [
-                {"step": s["step"], "weight": s["weight"], "rows": runner_order(traces[name]["steps"][s["step"]]),
-                 "us_per_layer": merged[name][s["key"]]["us"],
+                # The step's rows are the trace's (trace_files), in runner_order.
+                {"step": s["step"], "weight": s["weight"],
+                 "us_per_layer": {v: round(us, 1) for v, us in merged[name][s["key"]]["us"].items()},
                  "attribution": merged[name][s["key"]]["attribution"]}
                 for s in plan["traces"][name]["selected"]
             ]
