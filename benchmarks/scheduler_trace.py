@@ -15,7 +15,7 @@ random.Random(f"{seed}-{tier}"), `--output-len` (512) output tokens each,
 ignore_eos. Concurrency C: C requests arrive at step 0; each time one
 finishes, the next arrives (it is scheduled from the following step on),
 until N = max(--min-requests, C) requests have finished (N = 10 for C <= 10,
-N = C above: at C >= 10 every request arrives at step 0, as in the write-up's
+N = C above: at C >= 10 every request arrives at step 0, as in vLLM's serving benchmark with
 `--num-prompts 10 --max-concurrency 10`). The same N prompts serve every
 concurrency, budget and page of a tier (the first N of one draw).
 
