@@ -101,6 +101,20 @@ def import_with_stand_ins(import_all, limit: int = 60) -> list[str]:
     raise RuntimeError(f"more than {limit} missing packages: {sorted(finder.names)}")
 
 
+def pyplot(path: str):
+    """matplotlib.pyplot on the Agg backend, or None (logged) where
+    matplotlib is not installed and `path` is not drawn."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log(f"matplotlib is not installed: no {path}")
+        return None
+    return plt
+
+
 def environment() -> dict[str, object]:
     """GPU, driver, library versions, the command line and the fork commit
     (FORK_COMMIT, set by whoever made the bundle)."""

@@ -26,7 +26,7 @@ state: 832 on TRITON_ATTN with or without the opt-in, 784 on ROCM_ATTN):
                    unified_attention
   series_triton_default (not run unless named in --variants)
                    TRITON_ATTN with the series, opt-in off (the default),
-                   page 832: the release's path plus, on sm_90, patch 2's
+                   page 832: the release's path plus, on sm_90, patch 3's
                    prefill launch for head-256 batches with a 256+ token
                    chunk and at most 32 rows (decode rows included);
                    elsewhere it should time as upstream_triton
@@ -74,8 +74,9 @@ The metadata builder's CUDA-graph settings are vLLM's defaults
 Compiles: before the trace, each worker runs what v0.34.0's start-up
 sends through attention (gpu/warmup.py's _warmup_kernels: one step of
 --warmup-seqs two-token prompts, their decode step; then CUDA-graph capture's
-decode batches at every capture size up to --warmup-seqs), with the
-builder's own metadata. Every Triton kernel compiled in that warm-up and in
+decode batches at every capture size up to --warmup-seqs; on sm_90, the
+TRITON_ATTN mixed prefill+decode step a tree's kernel_warmup.py runs, if it
+has one), with the builder's own metadata. Every Triton kernel compiled in that warm-up and in
 the trace's first pass is recorded (Triton's jit_cache_hook and
 jit_post_compile_hook, the hooks vLLM's JIT monitor uses) with its compile
 time, in a fresh TRITON_CACHE_DIR per worker: what the trace compiles is
@@ -118,6 +119,7 @@ import inspect
 import json
 import math
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -428,15 +430,28 @@ class Compiles:
         })  # fmt: skip
 
 
-def warmup_steps(num_seqs: int, capture_sizes: list[int]) -> list[list]:
+def warmup_steps(num_seqs: int, capture_sizes: list[int], mixed_tokens: int = 0) -> list[list]:
     """The steps v0.34.0's start-up sends through attention, as trace rows
     [request, query tokens, context, is_decode]: _warmup_kernels' step of
     `num_seqs` two-token prompts and their decode step, then CUDA-graph
     capture's uniform decode batches (FULL_AND_PIECEWISE) at each capture
-    size up to `num_seqs`."""
+    size up to `num_seqs`; with `mixed_tokens`, the steps of
+    run_mixed_prefill_decode_warmup(num_tokens=mixed_tokens): a two-token
+    prompt alone, then its decode row beside a prompt of the other tokens."""
     steps = [[[i, 2, 0, 0] for i in range(num_seqs)], [[i, 1, 2, 1] for i in range(num_seqs)]]
     steps += [[[i, 1, 2, 1] for i in range(n)] for n in capture_sizes if n <= num_seqs]
+    if mixed_tokens:
+        steps += [[[0, 2, 0, 0]], [[0, 1, 2, 1], [1, mixed_tokens - 1, 0, 0]]]
     return steps
+
+
+def triton_attn_mixed_warmup_tokens(tree: str) -> int:
+    """The token count of the tree's TRITON_ATTN mixed warm-up step (patch 3
+    adds one in kernel_warmup.py for sm_90), or 0 where it has none."""
+    path = os.path.join(tree, "vllm", "model_executor", "warmup", "kernel_warmup.py")
+    with open(path) as f:
+        m = re.search(r'"TRITON_ATTN", num_tokens=(\d+)', f.read())
+    return int(m.group(1)) if m else 0
 
 
 class Attribution:
@@ -632,7 +647,11 @@ def worker(args) -> int:
     proj = torch.randn((hq * hs, DIGEST_DIMS), generator=torch.Generator().manual_seed(plan["seed"] + 3)).to(dev)
     results: dict = {"variants": variants, "tree": tree, "page": page, "paged_prefill": dispatch, "traces": {},
                      "compiles": {v: {"warmup": [], "trace": []} for v in variants}}  # fmt: skip
-    warm = warmup_steps(plan["warmup_seqs"] if on_gpu else min(plan["warmup_seqs"], 2), CAPTURE_SIZES)
+    # The TRITON_ATTN mixed step runs on CUDA sm_90 only (kernel_warmup.py's gate).
+    sm90 = on_gpu and torch.cuda.get_device_capability()[0] == 9 and "triton" in builders
+    mixed = triton_attn_mixed_warmup_tokens(tree) if sm90 else 0
+    warm = warmup_steps(plan["warmup_seqs"] if on_gpu else min(plan["warmup_seqs"], 2), CAPTURE_SIZES, mixed)
+    results["warmup_mixed_tokens"] = mixed
     for tname, tp in plan["traces"].items():
         common.log(f"{'/'.join(variants)}: {tname}: {len(tp['timed'])} compositions")
         conc = tp["concurrency"]

@@ -12,11 +12,13 @@ Runs, in order, each in its own process (a crash in one does not stop the rest):
   prefill_alternatives  unified_attention with use_td, other prefill launches and in-page
            tiles (benchmarks/prototypes/) against paged_prefill_aligned, 1 or 8 sequences,
            chunks of 64-4096 tokens
-  sm90_mixed_steps  patch 2's sm_90 launch against the default launch on a prefill chunk beside
+  sm90_mixed_steps  patch 3's sm_90 launch against the default launch on a prefill chunk beside
            0-128 decode rows (head 256, page 832; needs an sm_90 GPU)
   replay_scheduler  the concurrency-10 steps vLLM's scheduler produced (benchmarks/scheduler_traces/),
            timed through each backend's real forward: upstream ROCM_ATTN (page 784) and TRITON_ATTN
            (page 832) vs the series' TRITON_ATTN with use_triton_paged_prefill
+  num_seqs_specialization  unified_attention with and without Triton's specialization of its
+           row count (patch 2): time per batch, and compiles over rows 1-256 after a warm-up
   prefix_prefill  prefix_prefill tiles: 32/32 vs 128/64 vs the chosen tiles, and the block-table
            fix's cost against the release's kernel (from the bundle's base/ folder)
 
@@ -60,6 +62,11 @@ BENCHMARKS = {
         [],
         ["--tiers", "16K-32K", "--decode-stride", "32", "--reps", "2"],
     ),
+    "num_seqs_specialization": (
+        "kernels/bench_num_seqs_specialization.py",
+        ["--rounds", "5", "--rep-ms", "60"],
+        ["--rows", "1,16,256", "--prefill-rows", "1,16", "--rounds", "2"],
+    ),
     "prefix_prefill": (
         "kernels/bench_prefix_prefill_tiles.py",
         ["--configs", "32/32/32/4,128/64/32/4,128/64/64/8"],
@@ -67,7 +74,8 @@ BENCHMARKS = {
     ),
 }
 # How each script names its output-folder and vLLM-root options.
-OUT_FLAG = {"prefill": "--out", "prefill_alternatives": "--out", "prefix_prefill": "--out", "sm90_mixed_steps": "--out"}
+OUT_FLAG = {"prefill": "--out", "prefill_alternatives": "--out", "prefix_prefill": "--out", "sm90_mixed_steps": "--out",
+            "num_seqs_specialization": "--out"}  # fmt: skip
 TAKES_VLLM_ROOT = {"prefix_prefill", "replay_scheduler"}
 # Where `./vllm-fork bundle` puts the release's own version of a modified file.
 BASE_PREFIX_PREFILL = "base/vllm/v1/attention/ops/prefix_prefill.py"

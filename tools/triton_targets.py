@@ -12,8 +12,8 @@ CPU, so this runs in CI:
 (with the fork's venv python; `--reuse` keeps the compiled kernels'
 resources in FILE, so that a run on another fork tree compiles only the
 kernels that differ). The kernels: prefix_prefill's `_fwd_kernel` with
-patch 1's block-table clamp, through `context_attention_fwd` as ROCM_ATTN
-calls it (AMD targets only), and patch 2's `_paged_prefill_aligned_kernel`,
+the bound fix's block-table clamp, through `context_attention_fwd` as ROCM_ATTN
+calls it (AMD targets only), and the opt-in patch's `_paged_prefill_aligned_kernel`,
 through `paged_prefill_aligned` on TRITON_ATTN's K/V views. Each kernel is
 launched through its real wrapper on small CPU tensors with the wrapper's
 own config choice for the target; the launch is intercepted and compiled
@@ -280,7 +280,7 @@ def triton_attn_kv_views(
 
 
 def check_paged_prefill(c: Compiler, dtypes) -> None:
-    """paged_prefill_aligned as TRITON_ATTN calls it (patch 2): a chunk of
+    """paged_prefill_aligned as TRITON_ATTN calls it (the opt-in patch): a chunk of
     4096 query rows after 12K cached tokens, at every head size and in every
     dtype it serves (fp32 with halved tiles), on Qwen3.5's 832-token pages in
     both physical orders of TRITON_ATTN's cache (the token stride is a
@@ -324,7 +324,7 @@ PREFIX_CASES = (
 
 def check_prefix_prefill(c: Compiler, dtypes) -> None:
     """context_attention_fwd as ROCM_ATTN calls it (chunked_prefill_paged_decode
-    on its x-packed cache; the platform faked), with patch 1's block-table
+    on its x-packed cache; the platform faked), with the bound fix's block-table
     clamp compiled in where the context tile does not divide the page."""
     import torch
 

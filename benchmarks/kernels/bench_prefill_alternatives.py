@@ -8,7 +8,7 @@ sequences, each a query chunk of `chunk` tokens after `context` cached tokens.
 Timed side by side per point:
 
   unified         unified_attention as the imported tree runs it (the
-                  baseline; on sm_90 a tree with patch 2 already runs its
+                  baseline; on sm_90 a tree with patch 3 already runs its
                   128-row launch here, so time against the release's launch
                   with a tree without it, as the committed result did)
   unified_td      the same with use_td=True (VLLM_TRITON_USE_TD=1: one

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # SPDX-FileCopyrightText: Copyright contributors to the vLLM project
-"""Patch 2's sm_90 launch on mixed steps: one prefill chunk beside decode rows.
+"""Patch 3's sm_90 launch on mixed steps: one prefill chunk beside decode rows.
 
 Each point is a batch as vLLM's model runner orders it: `decodes` rows of
 `decode_len` tokens (1; 2-8 for speculative-decode verification; each after
@@ -13,11 +13,11 @@ Timed side by side per point with the imported tree's unified_attention:
             blocks, 32-token tiles): unified_attention with the module's
             is_batch_invariant flag set (mixed steps with a chunk longer than
             MAX_3D_QUERY_LEN run the 2D kernel either way)
-  sm90      patch 2's launch (128-row blocks, 64-token tiles, 8 warps, 2
+  sm90      patch 3's launch (128-row blocks, 64-token tiles, 8 warps, 2
             stages) on every batch, whatever the rule says: the prototype of
             bench_prefill_alternatives.py (the imported tree's
             triton_unified_attention.py with a launch knob) at 128/64/8/2
-  rule      which of the two patch 2's rule picks for the batch
+  rule      which of the two patch 3's rule picks for the batch
             (rule_takes_sm90: a chunk of 256+ tokens, at most 32 rows)
 
 Outputs of the two launches are compared (max abs difference, NaN count).
@@ -29,7 +29,7 @@ point on the CPU under TRITON_INTERPRET=1 (fp16; outputs only, no times).
     python3 benchmarks/kernels/bench_sm90_mixed_steps.py --out DIR --merge A.json B.json ...
 
 --merge (no GPU) joins the points of several runs into DIR's JSON and plots
-them (time with patch 2's launch over the default's, per decode-row count).
+them (time with patch 3's launch over the default's, per decode-row count).
 """
 
 from __future__ import annotations
@@ -82,13 +82,8 @@ def make_batch(heads, page, rows, dtype, device, seed=0):
 
 
 def plot(points: list[dict], path: str) -> None:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        common.log(f"matplotlib is not installed: no {path}")
+    plt = common.pyplot(path)
+    if plt is None:
         return
     panels: dict = {}  # one per decode-row length
     for pt in points:
@@ -122,7 +117,7 @@ def plot(points: list[dict], path: str) -> None:
 
 
 def rule_takes_sm90(pt: dict) -> bool:
-    """Patch 2's rule for the batch: head 256, 6-8 query heads per KV head, a
+    """Patch 3's rule for the batch: head 256, 6-8 query heads per KV head, a
     256+ token chunk, at most 32 rows."""
     nh, nkv, hs = (int(x) for x in pt["heads"].split("/"))
     return hs == 256 and 6 <= nh // nkv <= 8 and pt["chunk"] >= 256 and pt["decodes"] + 1 <= 32
