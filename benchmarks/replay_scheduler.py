@@ -446,12 +446,18 @@ def warmup_steps(num_seqs: int, capture_sizes: list[int], mixed_tokens: int = 0)
 
 
 def triton_attn_mixed_warmup_tokens(tree: str) -> int:
-    """The token count of the tree's TRITON_ATTN mixed warm-up step (patch 3
-    adds one in kernel_warmup.py for sm_90), or 0 where it has none."""
-    path = os.path.join(tree, "vllm", "model_executor", "warmup", "kernel_warmup.py")
-    with open(path) as f:
-        m = re.search(r'"TRITON_ATTN", num_tokens=(\d+)', f.read())
-    return int(m.group(1)) if m else 0
+    """The token count of the tree's TRITON_ATTN mixed warm-up step, or 0
+    where it has none: patch 3's `_warmup_triton_attn_prefill` in
+    kernel_warmup.py (sm_90) runs one decode row beside a chunk,
+    2 * SM90_PREFILL_MIN_QUERY_LEN tokens in all."""
+    def source(*parts: str) -> str:
+        with open(os.path.join(tree, "vllm", *parts)) as f:
+            return f.read()
+
+    if "def _warmup_triton_attn_prefill(" not in source("model_executor", "warmup", "kernel_warmup.py"):
+        return 0
+    m = re.search(r"^SM90_PREFILL_MIN_QUERY_LEN = (\d+)$", source("v1", "attention", "ops", "triton_unified_attention.py"), re.M)
+    return 2 * int(m.group(1))
 
 
 class Attribution:
