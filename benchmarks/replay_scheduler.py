@@ -447,7 +447,7 @@ def warmup_steps(num_seqs: int, capture_sizes: list[int], mixed_tokens: int = 0)
 
 def triton_attn_mixed_warmup_tokens(tree: str) -> int:
     """The token count of the tree's TRITON_ATTN mixed warm-up step, or 0
-    where it has none: patch 3's `_warmup_triton_attn_prefill` in
+    where it has none: patch 5's `_warmup_triton_attn_prefill` in
     kernel_warmup.py (sm_90) runs one decode row beside a chunk,
     2 * SM90_PREFILL_MIN_QUERY_LEN tokens in all."""
     def source(*parts: str) -> str:
