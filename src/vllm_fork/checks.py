@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from vllm_fork import gitutil, upstream
+from vllm_fork import gitutil, proposal, upstream
 from vllm_fork.bases import Base, default_base
 from vllm_fork.errors import ForkError
 from vllm_fork.gitutil import git
@@ -33,7 +33,8 @@ def static_problems(base: Base) -> list[str]:
     """Every problem of the queue's files, without network. The newest
     base's upstream-bound patches (upstream PRs are cut from it) must also
     be ready to go upstream: `upstream --lint`'s rules, whose path rules use
-    the built tree `.fork/<base>` when there is one."""
+    the built tree `.fork/<base>` when there is one; and its RFC, where it has
+    one, must print (`upstream --rfc`)."""
     problems = []
     newest = base.name == default_base(base.folder.parent.parent)
     if not base.series_path.is_file():
@@ -70,6 +71,11 @@ def static_problems(base: Base) -> list[str]:
     for path in sorted(base.folder.glob("*.patch")):
         if path.name not in seen:
             problems.append(f"{base.name}/{path.name}: not listed in series (unused)")
+    if newest and not problems and (base.folder / proposal.RFC_FILE).is_file():
+        try:
+            proposal.rfc(base.folder, [parse_patch(base.folder / name) for name in names])
+        except ForkError as exc:
+            problems.append(f"{base.name}/{proposal.RFC_FILE}: {exc.message}")
     return problems
 
 

@@ -118,3 +118,12 @@ def test_series_entry_outside_the_folder(queue: Queue) -> None:
     write_patch(queue.patches.parent, "outside.patch", GOOD_MESSAGE.format(title="X"), listed=False)
     (queue.patches / "series").write_text("../outside.patch\n")
     assert any("../outside.patch is not a file name" in p for p in problems(queue))
+
+
+def test_rfc_that_would_not_print(queue: Queue) -> None:
+    write_patch(queue.patches, "good.patch", GOOD_MESSAGE.format(title="Fine"))
+    rfc = queue.patches / "rfc.md"
+    rfc.write_text("# RFC\n\n<!-- pr-plan -->\n")
+    assert problems(queue) == []
+    rfc.write_text("# RFC\n\n" + "word " * 1201 + "\n\n<!-- pr-plan -->\n")
+    assert problems(queue) == [f"v1.0.0/rfc.md: the RFC is not ready: {rfc}: more than 1200 words outside <details> blocks"]
