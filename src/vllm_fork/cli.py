@@ -399,9 +399,15 @@ def cmd_test(ctx: Ctx, args: argparse.Namespace) -> int:
     failed = False
     for name in names:
         problems = checks.static_problems(load_base(ctx.root, name))
+        # Paths only a vLLM tree can confirm wait for the base's build: its
+        # check jobs below run the static check again, with the tree.
+        later = [p for p in problems if upstream.UNCHECKED_WITHOUT_TREE in p]
+        problems = [p for p in problems if p not in later]
         print(f"== {name}: static: {'ok' if not problems else f'{len(problems)} problem(s)'}")
         for p in problems:
             print("  " + p)
+        if later:
+            print(f"  {len(later)} quoted path(s) checked once {name} is built")
         failed |= bool(problems)
     if failed:
         print("vllm-fork test: FAILED (static)")

@@ -582,6 +582,11 @@ def _where(text: str, offset: int) -> str:
     return "subject" if number < 1 else f"body line {number}"
 
 
+# How a quoted benchmark path that only a vLLM tree can confirm is reported
+# where there is none (a fresh clone before its first build).
+UNCHECKED_WITHOUT_TREE = "is not checked (no vLLM tree)"
+
+
 def internal_references(patch: Patch, tree: Path | None = None) -> list[str]:
     """Everything in the subject and body (what goes upstream) that names
     something only this queue has, one line each.
@@ -609,11 +614,7 @@ def internal_references(patch: Patch, tree: Path | None = None) -> list[str]:
         path = match.group(0)
         if path in added or (tree is not None and (tree / path).exists()):
             continue
-        whose = (
-            f"is not in vLLM's tree ({tree})"
-            if tree is not None
-            else "is not checked (no vLLM tree)"
-        )
+        whose = f"is not in vLLM's tree ({tree})" if tree is not None else UNCHECKED_WITHOUT_TREE
         message = (
             f"{where(match.start())}: {path} {whose} and the patch does not add it "
             "(add the benchmark to the patch, or describe it without the path)"
