@@ -122,6 +122,9 @@ def run_tests(tree: Path, python: str, tests: list[str]) -> tuple[int, str]:
         os.killpg(p.pid, signal.SIGKILL)
         p.communicate()
         return -1, f"TIMEOUT: no result in {TIMEOUT_S} s (a hang also fails CI)"
+    except BaseException:  # interrupted: no test run outlives the tool
+        os.killpg(p.pid, signal.SIGKILL)
+        raise
     out = out.strip()
     return p.returncode, out.splitlines()[-1] if out else err[-300:]
 
@@ -137,14 +140,22 @@ def stale_reason(tree: Path, bug: Bug) -> str | None:
     return None
 
 
+def _interrupted(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def plant_and_run(tree: Path, python: str, tests: list[str], bug: Bug) -> tuple[int, str]:
+    """Run the tests with the bug planted; the file is restored however the
+    run ends, a SIGTERM (e.g. from `timeout`) included."""
     path = tree / bug.file
     src = path.read_text()
-    path.write_text(src.replace(bug.old, bug.new))
+    previous = signal.signal(signal.SIGTERM, _interrupted)
     try:
+        path.write_text(src.replace(bug.old, bug.new))
         return run_tests(tree, python, tests)
     finally:
         path.write_text(src)
+        signal.signal(signal.SIGTERM, previous)
 
 
 def main(argv: list[str] | None = None) -> int:

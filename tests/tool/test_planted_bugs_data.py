@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -72,3 +75,31 @@ def test_a_bug_whose_text_is_gone_is_stale_not_a_crash(
     out = capsys.readouterr().out.splitlines()
     assert [line.split()[1] for line in out[:2]] == ["stale", "stale"]
     assert out[-1] == "caught 0 of 0; 2 stale"
+
+
+def test_a_terminated_run_restores_the_planted_file(tmp_path: Path) -> None:
+    """`timeout` sends SIGTERM: the tree must be left as it was."""
+    page = tmp_path / "vllm" / "page.py"
+    page.parent.mkdir()
+    page.write_text("x = 1\n")
+    slow = tmp_path / "slow-python"  # stands in for the tree's Python: a test run that hangs
+    slow.write_text("#!/bin/sh\nsleep 60\n")
+    slow.chmod(0o755)
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "g.toml").write_text(
+        'description = "d"\ntests = ["vllm/page.py"]\n[[bug]]\nfile = "vllm/page.py"\nold = "x = 1"\nnew = "x = 2"\n'
+    )
+    code = (
+        f"import sys; sys.argv = ['p']; sys.path.insert(0, {str(TOOL.parent)!r}); import planted_bugs as pb; "
+        f"from pathlib import Path; pb.DATA = Path({str(data)!r}); "
+        f"pb.main(['--tree', {str(tmp_path)!r}, '--python', {str(slow)!r}])"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code])
+    deadline = time.monotonic() + 30
+    while page.read_text() == "x = 1\n" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert page.read_text() == "x = 2\n"
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=30)
+    assert page.read_text() == "x = 1\n"
